@@ -1,0 +1,106 @@
+# mla-bench. `make` builds build/mla-bench; `make test` runs the host tests (no GPU); `make test-gpu`
+# runs the GPU tests; `make kernels-amd` compiles every kernel for an AMD target (device code only).
+#   GPU=nvidia|amd   which toolchain (default: nvidia if nvcc is found, else amd if hipcc is found)
+#   ARCH=gfx942      AMD target for GPU=amd and kernels-amd
+#   WERROR=1         warnings are errors (CI)
+
+VERSION  := 0.1.0
+BUILD    := build
+CC       ?= gcc
+NVCC     ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+HIPCC    ?= $(shell command -v hipcc 2>/dev/null)
+GPU      ?= $(if $(NVCC),nvidia,$(if $(HIPCC),amd,none))
+ARCH     ?= gfx942
+# gfx942 (MI300) reads and writes fp8 e4m3fnuz; every other target the OCP e4m3fn.
+FNUZ      = $(if $(filter gfx940 gfx941 gfx942,$(ARCH)),1,0)
+
+CJSON_CFLAGS ?= $(shell pkg-config --cflags libcjson 2>/dev/null)
+CJSON_LIBS   ?= $(shell pkg-config --libs libcjson 2>/dev/null)
+
+WARN     := -Wall -Wextra $(if $(WERROR),-Werror)
+CFLAGS   := -std=c11 -O2 -g $(WARN) -D_GNU_SOURCE
+# fp32 denormals must be kept: the kernels decode fp8 subnormals through float denormals.
+NVFLAGS  := -x cu -std=c++17 -O3 -Xcompiler "$(WARN)" -Xptxas -warn-spills \
+            -gencode=arch=compute_90a,code=sm_90a -gencode=arch=compute_80,code=compute_80
+
+HOST_SRC := src/config.c src/plan.c src/stats.c src/metrics.c src/report.c src/report_json.c \
+            src/report_text.c src/npy.c
+GPU_SRC  := src/main.c src/cmd_run.c src/cmd_check.c src/cmd_info.c src/gpuenv.c src/path.c src/check.c \
+            src/timing.c src/dump.c
+KERNELS  := $(wildcard kernels/*.hip)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+
+HOST_OBJ   := $(HOST_SRC:%.c=$(BUILD)/%.o)
+GPU_OBJ    := $(GPU_SRC:%.c=$(BUILD)/%.o)
+KERNEL_OBJ := $(KERNELS:%.hip=$(BUILD)/%.o)
+UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/%.o)
+
+ifeq ($(GPU),nvidia)
+  CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+  GPU_CFLAGS := -I$(CUDA_HOME)/include
+  KCOMPILE    = $(NVCC) $(NVFLAGS) -c $< -o $@
+  # nvcc links the CUDA runtime statically by default: the binary needs only the driver.
+  LINK        = $(NVCC) -o $@ $^ $(CJSON_LIBS) -lm
+else ifeq ($(GPU),amd)
+  GPU_CFLAGS := -DMB_GPU_AMD -D__HIP_PLATFORM_AMD__ -I/opt/rocm/include
+  KCOMPILE    = $(HIPCC) -x hip -std=c++17 -O3 $(WARN) --offload-arch=$(ARCH) -DMB_FP8_FNUZ=$(FNUZ) -c $< -o $@
+  LINK        = $(HIPCC) -o $@ $^ $(CJSON_LIBS) -lm
+endif
+
+.PHONY: all test test-gpu kernels-amd clean deps-check
+all: deps-check $(BUILD)/mla-bench
+
+deps-check:
+	@test "$(GPU)" != none || { echo "mla-bench: no GPU compiler found: install the CUDA toolkit (nvcc) or ROCm (hipcc)"; exit 1; }
+	@test -n "$(CJSON_LIBS)" || { echo "mla-bench: cJSON not found: install it (Debian/Ubuntu: apt-get install libcjson-dev pkg-config)"; exit 1; }
+
+$(BUILD)/mla-bench: $(HOST_OBJ) $(GPU_OBJ) $(KERNEL_OBJ)
+	$(LINK)
+
+# The version header changes only when the commit (or dirtiness) does, so the binary always names
+# the commit it was built from without rebuilding everything every time.
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- src kernels Makefile 2>/dev/null || echo -dirty)
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(@D)
+	@printf '#define MB_VERSION "%s"\n#define MB_GIT_COMMIT "%s"\n' "$(VERSION)" "$(GIT_COMMIT)" > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+FORCE:
+
+$(BUILD)/src/main.o $(BUILD)/src/gpuenv.o: $(BUILD)/version.h
+$(BUILD)/src/main.o $(BUILD)/src/gpuenv.o: CFLAGS += -include $(BUILD)/version.h
+
+$(HOST_OBJ) $(UNIT_OBJ): $(BUILD)/%.o: %.c $(wildcard src/*.h kernels/*.h tests/unit/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CJSON_CFLAGS) -Isrc -Ikernels -Itests/unit $(GPU_CFLAGS) -c $< -o $@
+
+$(GPU_OBJ): $(BUILD)/%.o: %.c $(wildcard src/*.h kernels/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CJSON_CFLAGS) $(GPU_CFLAGS) -c $< -o $@
+
+$(KERNEL_OBJ): $(BUILD)/%.o: %.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
+	@mkdir -p $(@D)
+	$(KCOMPILE)
+
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(HOST_OBJ)
+	$(CC) -o $@ $^ $(CJSON_LIBS) -lm
+
+# Host tests (no GPU): unit suites plus the CLI's exit codes, one summary line at the end.
+test: $(BUILD)/unit-tests $(BUILD)/mla-bench
+	MLA_BENCH=$(BUILD)/mla-bench $(BUILD)/unit-tests
+
+test-gpu: $(BUILD)/mla-bench
+	bash tests/gpu/run.sh $(BUILD)/mla-bench
+
+# Device-only compile of every kernel for an AMD target, with clang (e.g. from
+# ../shared/tools/hip-clang-gfx942.sh, prefix HIP_PREFIX). Proves the kernels build; runs nothing.
+HIP_PREFIX ?= /opt/trixie-hip
+HIP_CLANG  ?= $(HIP_PREFIX)/usr/lib/llvm-19/bin/clang++
+kernels-amd: $(KERNELS:%.hip=$(BUILD)/amd-$(ARCH)/%.co)
+$(BUILD)/amd-$(ARCH)/%.co: %.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
+	@mkdir -p $(@D)
+	$(HIP_CLANG) -x hip -std=c++17 -O3 $(WARN) -isystem $(HIP_PREFIX)/usr/include --rocm-path=$(HIP_PREFIX)/usr \
+	  --rocm-device-lib-path=$(HIP_PREFIX)/usr/lib/llvm-17/lib/clang/17/amdgcn/bitcode --offload-arch=$(ARCH) \
+	  -DMB_GPU_AMD -DMB_FP8_FNUZ=$(FNUZ) --cuda-device-only --no-gpu-bundle-output -c $< -o $@
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,26 @@
+/* Kernel-side helpers shared by every kernel file; includes the one vendor header. */
+#ifndef MB_KERNELS_COMMON_H
+#define MB_KERNELS_COMMON_H
+
+#include "kernels.h"
+#include "../src/numeric.h"
+
+/* The fp8 flavour this build reads and writes: e4m3fnuz on gfx942 (set by the Makefile), else OCP. */
+#ifndef MB_FP8_FNUZ
+#  define MB_FP8_FNUZ 0
+#endif
+
+/* fp8 -> f32 for inner loops: the 7 magnitude bits placed at float bit 20 give 2^(e-127)(1+m/8), or
+ * m*2^-129 when e = 0 (a float denormal); one multiply by 2^(127-bias) makes both exact. The codes the
+ * quantisers write are never NaN, so NaN handling is left to mb_fp8_to_f32. Needs fp32 denormals
+ * kept (no -ftz / fast-math), which the Makefile guarantees. */
+__device__ __forceinline__ float mb_fp8_fast(uint32_t x)
+{
+    float mag = mb_bits_f32((x & 0x7fu) << 20) * (MB_FP8_FNUZ ? 6.64613997892457936451903530140172288e35f /*2^119*/
+                                                              : 1.32922799578491587290380706028034560e36f /*2^120*/);
+    return mb_bits_f32(mb_f32_bits(mag) | ((x & 0x80u) << 24));
+}
+
+#define MB_LAUNCH_RESULT() hipGetLastError()
+
+#endif

@@ -1,0 +1,109 @@
+/* The C ABI between the host and the kernels: plain structs and extern "C" launchers. Every launcher
+ * returns the launch's error (hipGetLastError after the launch), so the host checks each one. */
+#ifndef MB_KERNELS_H
+#define MB_KERNELS_H
+
+#include <stdint.h>
+#include "../src/gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One work unit of the split-KV plan: rows [row_begin, row_end) of batch `batch` (row = q_index * heads
+ * + head), over KV tokens [kv_begin, kv_end) (absolute indices into the cache). partial < 0: the unit
+ * covers the whole batch and writes the output; else it writes partial rows into slot `partial`. */
+typedef struct mb_work {
+    int32_t batch, row_begin, row_end, kv_begin, kv_end, partial;
+} mb_work_t;
+
+/* One combine job: rows [row_begin, row_end) of batch `batch` are merged from partial slots
+ * [slot_begin, slot_end), in KV order. */
+typedef struct mb_reduce {
+    int32_t batch, row_begin, row_end, slot_begin, slot_end;
+} mb_reduce_t;
+
+typedef struct mb_decode_args {
+    const uint8_t *q;            /* fp8 [total_q][heads][576] */
+    const uint8_t *kv;           /* fp8 [total_kv][576] */
+    const float *kv_scale;       /* device scalar: per-tensor KV dequantisation scale */
+    float q_scale;               /* 1 on the cast-free path */
+    float sm_scale;              /* 1/sqrt(576) */
+    const int32_t *qo_indptr;    /* [batch + 1] */
+    const int32_t *kv_indptr;    /* [batch + 1] */
+    const mb_work_t *work;       /* [units] */
+    const int32_t *work_indptr;  /* [ctas + 1] */
+    int num_ctas;
+    int heads, q_len, causal;
+    int rows_per_unit;           /* row stride of a partial slot */
+    float *partial_o;            /* [slots][rows_per_unit][512], normalised */
+    float *partial_lse;          /* [slots][rows_per_unit], log2(sum exp2) + max, -inf if empty */
+    uint16_t *out;               /* bf16 [total_q][heads][512] */
+    int fault;                   /* MB_FAULT_*: planted bugs for negative tests, 0 in normal runs */
+} mb_decode_args_t;
+
+typedef struct mb_combine_args {
+    const mb_reduce_t *reduce;
+    int num_reduce, rows_per_unit, heads;
+    const int32_t *qo_indptr;
+    const float *partial_o, *partial_lse;
+    uint16_t *out;
+} mb_combine_args_t;
+
+/* Planted bugs, selected only by tests (mla-bench run --inject-fault), each one a plausible real bug. */
+enum {
+    MB_FAULT_NONE = 0,
+    MB_FAULT_DROP_TOKEN = 1,   /* decode skips the last KV token of every unit that ends a batch */
+    MB_FAULT_WRONG_SCALE = 2,  /* decode ignores the KV scale (uses 1.0) */
+    MB_FAULT_SPLIT_SHIFT = 3   /* host side: the first split boundary moves one token (plan.c) */
+};
+
+typedef struct mb_kernel_info {
+    const char *name;
+    int rows_per_unit;           /* most query rows (q_index x head) one unit holds */
+    int kv_granularity;          /* split boundaries fall on multiples of this many tokens */
+    int fp8_fnuz;                /* which fp8 flavour this build's kernels read and write */
+} mb_kernel_info_t;
+
+mb_kernel_info_t mb_portable_info(void);
+/* Resident CTAs per SM of the decode kernel on this GPU (sizes the persistent grid). */
+hipError_t mb_portable_occupancy(int *ctas_per_sm);
+
+/* --- data generation (not timed) --- */
+hipError_t mb_launch_gen_bf16(uint16_t *dst, int64_t n, uint64_t seed, uint64_t stream, float std,
+                              hipStream_t s);
+/* amax of |src| into *amax (device, must be zeroed first). */
+hipError_t mb_launch_amax_bf16(const uint16_t *src, int64_t n, float *amax, hipStream_t s);
+/* scale = amax / fp8_max (1 if amax == 0); dst = sat_cast(src / scale). */
+hipError_t mb_launch_quant_kv(const uint16_t *src, int64_t n, const float *amax, float *scale,
+                              uint8_t *dst, hipStream_t s);
+
+/* --- the measured path --- */
+/* Cast-free Q quantisation: dst = sat_cast(src * 1), no amax pass. */
+hipError_t mb_launch_qcast(const uint16_t *src, uint8_t *dst, int64_t n, hipStream_t s);
+hipError_t mb_launch_decode_portable(const mb_decode_args_t *a, hipStream_t s);
+hipError_t mb_launch_combine(const mb_combine_args_t *a, hipStream_t s);
+
+/* --- checking --- */
+/* Naive fp32 reference, one block per (row, head). Q and KV come either as fp8 codes (dequantised
+ * with q_scale and *kv_scale) or as bf16 sources (q_fp8 / kv_fp8 NULL, scales ignored). */
+typedef struct mb_ref_args {
+    const uint8_t *q_fp8; const uint16_t *q_bf16;
+    const uint8_t *kv_fp8; const uint16_t *kv_bf16;
+    float q_scale; const float *kv_scale; float sm_scale;
+    const int32_t *qo_indptr, *kv_indptr;
+    int batch, total_q, q_len, heads, causal;
+    float *out;                  /* fp32 [total_q][heads][512] */
+} mb_ref_args_t;
+hipError_t mb_launch_reference(const mb_ref_args_t *a, hipStream_t s);
+
+/* --- measurement helpers --- */
+/* Busy-waits `cycles` SM clock cycles on the GPU, so the start event is recorded only after the host
+ * has queued the measured work (nvbench's trick): the events then time GPU work, not submission. */
+hipError_t mb_launch_spin(uint64_t cycles, hipStream_t s);
+hipError_t mb_launch_empty(hipStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,35 @@
+/* mla-bench check CONFIG...: parse and validate configs without a GPU, listing the expanded cases. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "config.h"
+
+static const char help[] =
+    "usage: mla-bench check [--quiet] CONFIG...\n"
+    "Validates each config (schema, ranges, unknown keys) and lists its expanded cases. No GPU needed.\n";
+
+int cmd_check(int argc, char **argv)
+{
+    int quiet = 0, nfiles = 0, rc = MB_EXIT_OK;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help")) { fputs(help, stdout); fputs(mb_exit_codes_help, stdout); return MB_EXIT_OK; }
+        if (!strcmp(argv[i], "--quiet")) { quiet = 1; continue; }
+        if (argv[i][0] == '-') return mb_die(MB_EXIT_USAGE, "check: unknown option '%s'", argv[i]);
+        nfiles++;
+    }
+    if (!nfiles) { fputs(help, stderr); return MB_EXIT_USAGE; }
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-') continue;
+        mb_config_t cfg;
+        char err[512];
+        if (mb_config_load(argv[i], &cfg, err, sizeof err)) { fprintf(stderr, "%s\n", err); rc = MB_EXIT_USAGE; continue; }
+        printf("%s: ok, %d case%s\n", argv[i], cfg.n_cases, cfg.n_cases == 1 ? "" : "s");
+        for (int k = 0; k < cfg.n_cases && !quiet; k++) {
+            const mb_case_t *c = &cfg.cases[k];
+            printf("  %-40s batch %5d  q_len %d  kv %-18s heads %3d  splits %-4s  %s\n", c->name, c->batch,
+                   c->q_len, c->kv_desc, c->heads, c->splits ? "" : "auto", mb_mode_name(c->mode));
+        }
+        mb_config_free(&cfg);
+    }
+    return rc;
+}

@@ -1,0 +1,51 @@
+/* Workload configs: JSON files of defaults + cases, list values expanded into a grid. Knows nothing of
+ * GPUs. Every error names the file, the JSON path, what was expected and what was found. */
+#ifndef MB_CONFIG_H
+#define MB_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { MB_MODE_EAGER = 0, MB_MODE_GRAPH = 1 } mb_mode_t;
+
+/* Per-case limits; the config parser enforces them, the rest of the tool relies on them. */
+enum {
+    MB_MAX_BATCH = 65536, MB_MAX_Q_LEN = 8, MB_MAX_HEADS = 128,
+    MB_MAX_KV_LEN = 1048576, MB_MAX_SPLITS = 256
+};
+
+typedef struct mb_case {
+    char name[128];
+    const char *file;          /* config file it came from (owned by mb_config_t) */
+    int index;                 /* position of its entry in "cases" */
+    int batch, q_len, heads;
+    int32_t *kv_lens;          /* [batch], owned */
+    char kv_desc[64];          /* how the lengths were given: "1024", "uniform[1,4096]", "list" */
+    int causal;                /* 1: query i of q_len sees kv_len - (q_len - 1 - i) tokens */
+    int splits;                /* num_kv_splits: 0 = "auto", else a fixed count */
+    mb_mode_t mode;
+    int l2_cold;               /* 1: flush L2 before every timed call */
+    uint64_t seed;
+    double q_std, kv_std;
+    int warmup, min_runs, max_runs;
+    double target_rse, max_seconds;
+    double atol, rtol, max_rel_l2;   /* check tolerances (kernel error vs the fp8-input reference) */
+} mb_case_t;
+
+typedef struct mb_config {
+    char *path;
+    char *text;                /* the file as read, for the report */
+    mb_case_t *cases;
+    int n_cases;
+} mb_config_t;
+
+/* Both return 0 on success, else 2 (the usage/config exit code) with a one-line message in err. */
+int mb_config_load(const char *path, mb_config_t *cfg, char *err, size_t errlen);
+int mb_config_parse(const char *path, const char *text, mb_config_t *cfg, char *err, size_t errlen);
+void mb_config_free(mb_config_t *cfg);
+
+const char *mb_mode_name(mb_mode_t m);
+/* Sum of kv_lens and batch * q_len, for sizing. */
+int64_t mb_case_total_kv(const mb_case_t *c);
+
+#endif

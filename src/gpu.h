@@ -1,0 +1,87 @@
+/* The one vendor header. Sources are written with HIP names; under nvcc (or a plain C compiler on the
+ * NVIDIA build) these macros turn them into CUDA names, so no other file ever tests the vendor.
+ * Debian's HIP 5.2 headers do not compile against CUDA 13, which is why we carry our own small map. */
+#ifndef MB_GPU_H
+#define MB_GPU_H
+
+#if defined(MB_GPU_AMD) || defined(__HIP_PLATFORM_AMD__)
+#  if defined(__HIPCC__)
+#    include <hip/hip_runtime.h>
+#  else
+#    include <hip/hip_runtime_api.h>
+#  endif
+#  define MB_VENDOR "amd"
+#  define MB_ARCH_NAME(prop, buf, n) snprintf((buf), (n), "%s", (prop).gcnArchName)
+#else
+#  if defined(__CUDACC__)
+#    include <cuda_runtime.h>
+#  else
+#    include <cuda_runtime_api.h>
+#  endif
+#  define MB_VENDOR "nvidia"
+#  define MB_ARCH_NAME(prop, buf, n) snprintf((buf), (n), "sm_%d%d", (prop).major, (prop).minor)
+#  define hipError_t cudaError_t
+#  define hipSuccess cudaSuccess
+#  define hipErrorNoDevice cudaErrorNoDevice
+#  define hipErrorInvalidValue cudaErrorInvalidValue
+#  define hipErrorInsufficientDriver cudaErrorInsufficientDriver
+#  define hipGetErrorString cudaGetErrorString
+#  define hipGetErrorName cudaGetErrorName
+#  define hipGetLastError cudaGetLastError
+#  define hipGetDeviceCount cudaGetDeviceCount
+#  define hipSetDevice cudaSetDevice
+#  define hipDeviceProp_t struct cudaDeviceProp
+#  define hipGetDeviceProperties cudaGetDeviceProperties
+#  define hipDeviceGetAttribute cudaDeviceGetAttribute
+#  define hipDeviceAttributeClockRate cudaDevAttrClockRate
+#  define hipDeviceAttributeMemoryClockRate cudaDevAttrMemoryClockRate
+#  define hipDeviceAttributeMemoryBusWidth cudaDevAttrGlobalMemoryBusWidth
+#  define hipDriverGetVersion cudaDriverGetVersion
+#  define hipRuntimeGetVersion cudaRuntimeGetVersion
+#  define hipDeviceSynchronize cudaDeviceSynchronize
+#  define hipMalloc cudaMalloc
+#  define hipFree cudaFree
+#  define hipMemGetInfo cudaMemGetInfo
+#  define hipMemcpy cudaMemcpy
+#  define hipMemcpyAsync cudaMemcpyAsync
+#  define hipMemcpyHostToDevice cudaMemcpyHostToDevice
+#  define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#  define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#  define hipMemset cudaMemset
+#  define hipMemsetAsync cudaMemsetAsync
+#  define hipStream_t cudaStream_t
+#  define hipStreamCreateWithFlags cudaStreamCreateWithFlags
+#  define hipStreamNonBlocking cudaStreamNonBlocking
+#  define hipStreamDestroy cudaStreamDestroy
+#  define hipStreamSynchronize cudaStreamSynchronize
+#  define hipEvent_t cudaEvent_t
+#  define hipEventCreate cudaEventCreate
+#  define hipEventDestroy cudaEventDestroy
+#  define hipEventRecord cudaEventRecord
+#  define hipEventSynchronize cudaEventSynchronize
+#  define hipEventElapsedTime cudaEventElapsedTime
+#  define hipGraph_t cudaGraph_t
+#  define hipGraphExec_t cudaGraphExec_t
+#  define hipStreamBeginCapture cudaStreamBeginCapture
+#  define hipStreamEndCapture cudaStreamEndCapture
+#  define hipStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
+#  define hipGraphInstantiateWithFlags cudaGraphInstantiateWithFlags
+#  define hipGraphLaunch cudaGraphLaunch
+#  define hipGraphExecDestroy cudaGraphExecDestroy
+#  define hipGraphDestroy cudaGraphDestroy
+#  define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#  define hipFuncSetAttribute cudaFuncSetAttribute
+#  define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+#endif
+
+/* Physical warp width for launch bounds and tile sizes in kernels that need it (64 on CDNA/GCN). The
+ * portable kernels reduce through shared memory and never depend on it. */
+#if defined(__AMDGCN_WAVEFRONT_SIZE)
+#  define MB_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
+#elif defined(MB_GPU_AMD) || defined(__HIP_PLATFORM_AMD__)
+#  define MB_WARP_SIZE 64
+#else
+#  define MB_WARP_SIZE 32
+#endif
+
+#endif

@@ -1,0 +1,72 @@
+/* mla-bench: benchmarks and validates the fp8 MLA decode path. Subcommand dispatch only. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+#ifndef MB_VERSION
+#define MB_VERSION "0.0.0"
+#endif
+#ifndef MB_GIT_COMMIT
+#define MB_GIT_COMMIT "unknown"
+#endif
+
+const char mb_exit_codes_help[] =
+    "exit codes:\n"
+    "  0    ok: every case passed its check\n"
+    "  1    a check failed\n"
+    "  2    usage or config error\n"
+    "  3    performance regression (gate)\n"
+    "  4    GPU or runtime error (also: no GPU)\n"
+    "  130  interrupted (Ctrl-C); tables of finished cases were written\n";
+
+static const struct { const char *name; int (*fn)(int, char **); const char *summary; } commands[] = {
+    { "run", cmd_run, "run configs on the GPU: generate, check, time, write tables" },
+    { "check", cmd_check, "validate configs without a GPU" },
+    { "info", cmd_info, "describe the GPU and measure its copy bandwidth and launch floor" },
+};
+
+int mb_die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mla-bench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return code;
+}
+
+int mb_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0) return 0;
+    if (argv[*i][n] == '=') { *val = argv[*i] + n + 1; return 1; }
+    if (argv[*i][n] != '\0') return 0;
+    if (*i + 1 >= argc) { *val = NULL; return 1; }
+    *val = argv[++*i];
+    return 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mla-bench COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'mla-bench COMMAND --help' for a command's options; --version for the version.\n\n%s",
+            mb_exit_codes_help);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { usage(stderr); return MB_EXIT_USAGE; }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return MB_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) { printf("mla-bench %s (%s)\n", MB_VERSION, MB_GIT_COMMIT); return MB_EXIT_OK; }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    usage(stderr);
+    return mb_die(MB_EXIT_USAGE, "unknown command '%s'", argv[1]);
+}

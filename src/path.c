@@ -1,0 +1,220 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "numeric.h"
+#include "path.h"
+
+/* ---- plan cache ---- */
+
+static int same_key(const mb_plan_params_t *a, const mb_plan_params_t *b)
+{
+    return a->batch == b->batch && a->q_len == b->q_len && a->heads == b->heads && a->splits == b->splits &&
+           a->rows_per_unit == b->rows_per_unit && a->kv_granularity == b->kv_granularity &&
+           a->max_ctas == b->max_ctas && a->fault == b->fault &&
+           memcmp(a->kv_lens, b->kv_lens, sizeof(int32_t) * a->batch) == 0;
+}
+
+int mb_plan_cache_get(mb_plan_cache_t *pc, const mb_plan_params_t *p, mb_plan_entry_t **out, int *built,
+                      char *err, size_t errlen)
+{
+    for (mb_plan_entry_t *e = pc->head; e; e = e->next)
+        if (same_key(&e->key, p)) { pc->hits++; *out = e; *built = 0; return 0; }
+    mb_plan_entry_t *e = calloc(1, sizeof *e);
+    int32_t *lens = malloc(sizeof(int32_t) * p->batch);
+    if (!e || !lens || mb_plan_build(p, &e->plan) != 0) {
+        free(e);
+        free(lens);
+        snprintf(err, errlen, "cannot build a plan for batch %d, q_len %d, heads %d", p->batch, p->q_len, p->heads);
+        return 2;
+    }
+    memcpy(lens, p->kv_lens, sizeof(int32_t) * p->batch);
+    e->key = *p;
+    e->key.kv_lens = lens;
+    e->next = pc->head;
+    pc->head = e;
+    pc->builds++;
+    *out = e;
+    *built = 1;
+    return 0;
+}
+
+static int upload(void **dst, const void *src, size_t bytes, char *err, size_t errlen)
+{
+    GPU_CHECK(hipMalloc(dst, bytes ? bytes : 1));
+    if (bytes) GPU_CHECK(hipMemcpy(*dst, src, bytes, hipMemcpyHostToDevice));
+    return 0;
+fail:
+    return 4;
+}
+
+int mb_plan_upload(mb_plan_cache_t *pc, mb_plan_entry_t *e, int *uploaded, char *err, size_t errlen)
+{
+    const mb_plan_t *p = &e->plan;
+    size_t nb = (size_t)e->key.batch + 1;
+    *uploaded = 0;
+    if (e->d_work) return 0;
+    if (upload(&e->d_qo, p->qo_indptr, sizeof(int32_t) * nb, err, errlen) ||
+        upload(&e->d_kv, p->kv_indptr, sizeof(int32_t) * nb, err, errlen) ||
+        upload(&e->d_work_indptr, p->work_indptr, sizeof(int32_t) * (p->num_ctas + 1), err, errlen) ||
+        upload(&e->d_reduce, p->reduce, sizeof(mb_reduce_t) * p->num_reduce, err, errlen) ||
+        upload(&e->d_work, p->work, sizeof(mb_work_t) * p->num_units, err, errlen))
+        return 4;
+    pc->uploads++;
+    *uploaded = 1;
+    return 0;
+}
+
+void mb_plan_cache_free(mb_plan_cache_t *pc)
+{
+    mb_plan_entry_t *e = pc->head;
+    while (e) {
+        mb_plan_entry_t *next = e->next;
+        void *d[] = { e->d_qo, e->d_kv, e->d_work, e->d_work_indptr, e->d_reduce };
+        for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) if (d[i]) (void)hipFree(d[i]);
+        free((void *)e->key.kv_lens);
+        mb_plan_free(&e->plan);
+        free(e);
+        e = next;
+    }
+    memset(pc, 0, sizeof *pc);
+}
+
+/* ---- workspace ---- */
+
+mb_plan_params_t mb_case_plan_params(const mb_case_t *c, const mb_kernel_info_t *k, int max_ctas, int fault)
+{
+    mb_plan_params_t p = { c->batch, c->q_len, c->heads, c->kv_lens, c->splits, k->rows_per_unit,
+                           k->kv_granularity, max_ctas, fault };
+    return p;
+}
+
+double mb_ws_bytes(const mb_case_t *c, const mb_plan_t *plan, const mb_kernel_info_t *k)
+{
+    double rows = (double)plan->total_q * c->heads, kv = (double)plan->total_kv;
+    double slots = (double)plan->num_slots * k->rows_per_unit;
+    return rows * MB_DK * 3.0                      /* Q bf16 + fp8 */
+         + kv * MB_DK * 3.0                        /* KV bf16 source + fp8 */
+         + rows * MB_DV * (2.0 + 4.0)              /* output bf16 + reference fp32 */
+         + slots * (MB_DV + 1) * 4.0               /* partials */
+         + plan->num_units * sizeof(mb_work_t) + 4096;
+}
+
+static int ws_alloc(mb_ws_t *ws, const mb_plan_t *p, char *err, size_t errlen)
+{
+    size_t slots = (size_t)p->num_slots * ws->kinfo.rows_per_unit;
+    GPU_CHECK(hipMalloc((void **)&ws->q_bf16, ws->n_q * 2));
+    GPU_CHECK(hipMalloc((void **)&ws->q_fp8, ws->n_q));
+    GPU_CHECK(hipMalloc((void **)&ws->kv_bf16, ws->n_kv * 2 + 16));
+    GPU_CHECK(hipMalloc((void **)&ws->kv_fp8, ws->n_kv + 16));
+    GPU_CHECK(hipMalloc((void **)&ws->out, ws->n_out * 2));
+    GPU_CHECK(hipMalloc((void **)&ws->ref, ws->n_out * 4));
+    GPU_CHECK(hipMalloc((void **)&ws->amax, 4));
+    GPU_CHECK(hipMalloc((void **)&ws->kv_scale, 4));
+    GPU_CHECK(hipMalloc((void **)&ws->partial_o, (slots ? slots : 1) * MB_DV * 4));
+    GPU_CHECK(hipMalloc((void **)&ws->partial_lse, (slots ? slots : 1) * 4));
+    return 0;
+fail:
+    return 4;
+}
+
+/* Q ~ N(0, q_std) and the KV source ~ N(0, kv_std) in bf16, then the KV cache quantised with one
+ * per-tensor scale (amax / fp8_max), all on the GPU from the case's seed. */
+static int ws_generate(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
+{
+    const mb_case_t *c = ws->c;
+    GPU_CHECK(mb_launch_gen_bf16(ws->q_bf16, ws->n_q, c->seed, MB_STREAM_Q, (float)c->q_std, s));
+    GPU_CHECK(mb_launch_gen_bf16(ws->kv_bf16, ws->n_kv, c->seed, MB_STREAM_KV, (float)c->kv_std, s));
+    GPU_CHECK(hipMemsetAsync(ws->amax, 0, 4, s));
+    GPU_CHECK(mb_launch_amax_bf16(ws->kv_bf16, ws->n_kv, ws->amax, s));
+    GPU_CHECK(mb_launch_quant_kv(ws->kv_bf16, ws->n_kv, ws->amax, ws->kv_scale, ws->kv_fp8, s));
+    GPU_CHECK(hipStreamSynchronize(s));
+    return 0;
+fail:
+    return 4;
+}
+
+int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_plan_entry_t *pe,
+                 mb_gpu_t *g, int fault, char *err, size_t errlen)
+{
+    memset(ws, 0, sizeof *ws);
+    ws->c = c;
+    ws->kinfo = *k;
+    ws->pe = pe;
+    const mb_plan_t *p = &pe->plan;
+    ws->n_q = (int64_t)p->total_q * c->heads * MB_DK;
+    ws->n_kv = p->total_kv * MB_DK;
+    ws->n_out = (int64_t)p->total_q * c->heads * MB_DV;
+    if (ws_alloc(ws, p, err, errlen) || ws_generate(ws, g->stream, err, errlen)) return 4;
+    mb_decode_args_t d = { ws->q_fp8, ws->kv_fp8, ws->kv_scale, 1.0f, (float)(1.0 / sqrt((double)MB_DK)),
+                           pe->d_qo, pe->d_kv, pe->d_work, pe->d_work_indptr, p->num_ctas,
+                           c->heads, c->q_len, c->causal, k->rows_per_unit,
+                           ws->partial_o, ws->partial_lse, ws->out, fault };
+    mb_combine_args_t cb = { pe->d_reduce, p->num_reduce, k->rows_per_unit, c->heads, pe->d_qo,
+                             ws->partial_o, ws->partial_lse, ws->out };
+    ws->dargs = d;
+    ws->cargs = cb;
+    return 0;
+}
+
+void mb_ws_destroy(mb_ws_t *ws)
+{
+    void *bufs[] = { ws->q_bf16, ws->kv_bf16, ws->out, ws->q_fp8, ws->kv_fp8, ws->amax, ws->kv_scale,
+                     ws->partial_o, ws->partial_lse, ws->ref };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) (void)hipFree(bufs[i]);
+    if (ws->gexec) (void)hipGraphExecDestroy(ws->gexec);
+    memset(ws, 0, sizeof *ws);
+}
+
+/* ---- the call ---- */
+
+static int enqueue(mb_ws_t *ws, hipStream_t s, hipEvent_t *stage, char *err, size_t errlen)
+{
+    GPU_CHECK(mb_launch_qcast(ws->q_bf16, ws->q_fp8, ws->n_q, s));
+    if (stage) GPU_CHECK(hipEventRecord(stage[0], s));
+    GPU_CHECK(mb_launch_decode_portable(&ws->dargs, s));
+    if (stage) GPU_CHECK(hipEventRecord(stage[1], s));
+    GPU_CHECK(mb_launch_combine(&ws->cargs, s));
+    return 0;
+fail:
+    return 4;
+}
+
+static int capture(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
+{
+    hipGraph_t graph = NULL;
+    GPU_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal));
+    if (enqueue(ws, s, NULL, err, errlen)) {
+        (void)hipStreamEndCapture(s, &graph);
+        if (graph) (void)hipGraphDestroy(graph);
+        return 4;
+    }
+    GPU_CHECK(hipStreamEndCapture(s, &graph));
+    GPU_CHECK(hipGraphInstantiateWithFlags(&ws->gexec, graph, 0));
+    GPU_CHECK(hipGraphDestroy(graph));
+    return 0;
+fail:
+    if (graph) (void)hipGraphDestroy(graph);
+    return 4;
+}
+
+int mb_path_call(mb_ws_t *ws, hipStream_t s, mb_mode_t mode, hipEvent_t *stage, char *err, size_t errlen)
+{
+    if (mode == MB_MODE_EAGER) return enqueue(ws, s, stage, err, errlen);
+    if (!ws->gexec && capture(ws, s, err, errlen)) return 4;
+    GPU_CHECK(hipGraphLaunch(ws->gexec, s));
+    return 0;
+fail:
+    return 4;
+}
+
+int mb_path_poison(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
+{
+    size_t slots = (size_t)ws->pe->plan.num_slots * ws->kinfo.rows_per_unit;
+    /* 0xff bytes are NaN in bf16 and fp32 alike. */
+    GPU_CHECK(hipMemsetAsync(ws->out, 0xff, ws->n_out * 2, s));
+    GPU_CHECK(hipMemsetAsync(ws->partial_o, 0xff, (slots ? slots : 1) * MB_DV * 4, s));
+    GPU_CHECK(hipMemsetAsync(ws->partial_lse, 0xff, (slots ? slots : 1) * 4, s));
+    return 0;
+fail:
+    return 4;
+}

@@ -1,0 +1,59 @@
+/* The measured decode call (Q cast -> split-KV decode -> combine) and everything it needs on the GPU:
+ * a case's workspace (generated inputs, output, partials) and the plan cache. */
+#ifndef MB_PATH_H
+#define MB_PATH_H
+
+#include "config.h"
+#include "gpuenv.h"
+#include "plan.h"
+
+/* A built plan and its device copy, kept for the life of the run and keyed by everything the plan
+ * depends on: the same shape in a later case (or call) neither rebuilds nor re-uploads it. */
+typedef struct mb_plan_entry {
+    mb_plan_params_t key;      /* key.kv_lens points at the entry's own copy */
+    mb_plan_t plan;
+    void *d_qo, *d_kv, *d_work, *d_work_indptr, *d_reduce;   /* NULL until uploaded */
+    struct mb_plan_entry *next;
+} mb_plan_entry_t;
+
+typedef struct mb_plan_cache {
+    mb_plan_entry_t *head;
+    int builds, uploads, hits;
+} mb_plan_cache_t;
+
+/* Finds or builds the host plan; *built says whether this call built it. 0, or 2 for parameters no
+ * plan can serve (message in err). */
+int mb_plan_cache_get(mb_plan_cache_t *pc, const mb_plan_params_t *p, mb_plan_entry_t **out, int *built,
+                      char *err, size_t errlen);
+/* Copies the plan to the device once (*uploaded = 1); later calls do nothing (*uploaded = 0). 0 or 4. */
+int mb_plan_upload(mb_plan_cache_t *pc, mb_plan_entry_t *e, int *uploaded, char *err, size_t errlen);
+void mb_plan_cache_free(mb_plan_cache_t *pc);
+
+typedef struct mb_ws {
+    const mb_case_t *c;
+    mb_kernel_info_t kinfo;
+    mb_plan_entry_t *pe;
+    int64_t n_q, n_kv, n_out;  /* elements */
+    uint16_t *q_bf16, *kv_bf16, *out;
+    uint8_t *q_fp8, *kv_fp8;
+    float *amax, *kv_scale, *partial_o, *partial_lse, *ref;
+    mb_decode_args_t dargs;
+    mb_combine_args_t cargs;
+    hipGraphExec_t gexec;
+} mb_ws_t;
+
+mb_plan_params_t mb_case_plan_params(const mb_case_t *c, const mb_kernel_info_t *k, int max_ctas, int fault);
+/* Device bytes a case needs, with its plan (for the fit check before anything is allocated). */
+double mb_ws_bytes(const mb_case_t *c, const mb_plan_t *plan, const mb_kernel_info_t *k);
+/* Allocates and generates the case's inputs (seeded) and quantises the KV cache. 0 or 4. */
+int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_plan_entry_t *pe,
+                 mb_gpu_t *g, int fault, char *err, size_t errlen);
+void mb_ws_destroy(mb_ws_t *ws);
+
+/* One decode call. Eager: launches each kernel; stage (may be NULL) gets events recorded after the Q
+ * cast and after the decode. Graph: replays the call captured on first use. 0 or 4. */
+int mb_path_call(mb_ws_t *ws, hipStream_t s, mb_mode_t mode, hipEvent_t *stage, char *err, size_t errlen);
+/* Poisons the output (NaN bytes) and partials, so an element the call fails to write cannot pass. */
+int mb_path_poison(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,153 @@
+#include <stdlib.h>
+#include <string.h>
+#include "plan.h"
+
+static int ceil_div(int64_t a, int64_t b) { return (int)((a + b - 1) / b); }
+
+int64_t mb_unit_cost(const mb_work_t *u) { return (int64_t)(u->kv_end - u->kv_begin) + MB_UNIT_OVERHEAD; }
+
+/* Split until the units fill the GPU's resident CTAs once, but never below AUTO_MIN_SPLIT tokens a
+ * split: a split also writes rows_per_unit x 512 fp32 partials and costs a combine, which only pays
+ * when it buys parallelism. Sized from the mean length; each batch is clamped to its own length. */
+#define AUTO_MIN_SPLIT 128
+#define AUTO_MAX_SPLITS 64
+
+int mb_auto_splits(const mb_plan_params_t *p)
+{
+    if (p->batch < 1 || p->rows_per_unit < 1 || !p->kv_lens) return 1;
+    int64_t sum = 0;
+    for (int b = 0; b < p->batch; b++) sum += p->kv_lens[b];
+    int groups = ceil_div((int64_t)p->q_len * p->heads, p->rows_per_unit);
+    int want = ceil_div(p->max_ctas, (int64_t)p->batch * groups);
+    int cap = (int)(sum / p->batch / AUTO_MIN_SPLIT);
+    if (want > cap) want = cap;
+    if (want > AUTO_MAX_SPLITS) want = AUTO_MAX_SPLITS;
+    return want < 1 ? 1 : want;
+}
+
+/* Boundaries fall on multiples of the granularity; chunks are equal but for the last, and a split
+ * count that would leave a chunk empty is reduced. */
+static int split_chunk(int len, int splits, int gran)
+{
+    int tiles = ceil_div(len, gran);
+    if (tiles < 1) tiles = 1;
+    if (splits > tiles) splits = tiles;
+    return ceil_div(tiles, splits) * gran;
+}
+
+/* Under "auto" a short batch among long ones is not cut below AUTO_MIN_SPLIT tokens a split either. */
+static int batch_splits(const mb_plan_params_t *p, int splits, int len)
+{
+    int most = len / AUTO_MIN_SPLIT;
+    return p->splits == 0 && splits > most ? (most > 1 ? most : 1) : splits;
+}
+
+static int count_units(const mb_plan_params_t *p, int splits, int groups, int *slots, int *reduces, int *smax)
+{
+    int units = 0;
+    *slots = *reduces = *smax = 0;
+    for (int b = 0; b < p->batch; b++) {
+        int len = p->kv_lens[b], chunk = split_chunk(len, batch_splits(p, splits, len), p->kv_granularity);
+        int n = len > 0 ? ceil_div(len, chunk) : 1;
+        units += n * groups;
+        if (n > 1) { *slots += n * groups; *reduces += groups; }
+        if (n > *smax) *smax = n;
+    }
+    return units;
+}
+
+static void fill_units(const mb_plan_params_t *p, mb_plan_t *pl, int splits, int groups, int rows)
+{
+    int u = 0, slot = 0, g = 0;
+    for (int b = 0; b < p->batch; b++) {
+        int len = p->kv_lens[b], chunk = split_chunk(len, batch_splits(p, splits, len), p->kv_granularity);
+        int n = len > 0 ? ceil_div(len, chunk) : 1;
+        for (int grp = 0; grp < groups; grp++) {
+            int r0 = grp * p->rows_per_unit, r1 = r0 + p->rows_per_unit < rows ? r0 + p->rows_per_unit : rows;
+            if (n > 1) pl->reduce[g++] = (mb_reduce_t){ b, r0, r1, slot, slot + n };
+            for (int s = 0; s < n; s++) {
+                int k0 = s * chunk, k1 = k0 + chunk < len ? k0 + chunk : len;
+                pl->work[u++] = (mb_work_t){ b, r0, r1, pl->kv_indptr[b] + k0, pl->kv_indptr[b] + k1,
+                                             n > 1 ? slot++ : -1 };
+            }
+        }
+    }
+}
+
+/* Contiguous CTA lists: unit u goes to CTA floor(midpoint of its cost interval / mean), a monotone map,
+ * so no CTA holds more than the mean plus one unit. CTAs left empty by a long unit are dropped. */
+static void assign_ctas(mb_plan_t *pl, int max_ctas)
+{
+    int64_t total = 0;
+    for (int u = 0; u < pl->num_units; u++) total += mb_unit_cost(&pl->work[u]);
+    int n = pl->num_units < max_ctas ? pl->num_units : max_ctas;
+    int64_t prefix = 0;
+    int cta = -1, last = -1;
+    for (int u = 0; u < pl->num_units; u++) {
+        int64_t w = mb_unit_cost(&pl->work[u]);
+        int c = (int)(((prefix + w / 2) * (int64_t)n) / total);
+        if (c >= n) c = n - 1;
+        if (c != last) { pl->work_indptr[++cta] = u; last = c; }
+        prefix += w;
+    }
+    pl->num_ctas = cta + 1;
+    pl->work_indptr[pl->num_ctas] = pl->num_units;
+}
+
+static void shift_first_boundary(mb_plan_t *pl)
+{
+    for (int u = 0; u + 1 < pl->num_units; u++) {
+        mb_work_t *a = &pl->work[u], *b = &pl->work[u + 1];
+        if (a->partial >= 0 && b->partial == a->partial + 1 && a->batch == b->batch && a->kv_end == b->kv_begin) {
+            a->kv_end += 1;   /* token kv_end is now counted by two splits */
+            return;
+        }
+    }
+}
+
+int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (p->batch < 1 || p->q_len < 1 || p->heads < 1 || p->rows_per_unit < 1 || p->kv_granularity < 1 ||
+        p->max_ctas < 1 || p->splits < 0 || !p->kv_lens)
+        return -1;
+    int64_t total = 0;
+    for (int b = 0; b < p->batch; b++) {
+        if (p->kv_lens[b] < 0) return -1;
+        total += p->kv_lens[b];
+    }
+    if (total > INT32_MAX || (int64_t)p->batch * p->q_len * p->heads > INT32_MAX) return -1;   /* int32 indptr */
+    int rows = p->q_len * p->heads, groups = ceil_div(rows, p->rows_per_unit);
+    int splits = p->splits ? p->splits : mb_auto_splits(p);
+    out->num_units = count_units(p, splits, groups, &out->num_slots, &out->num_reduce, &out->splits_max);
+    out->qo_indptr = malloc(sizeof(int32_t) * (p->batch + 1));
+    out->kv_indptr = malloc(sizeof(int32_t) * (p->batch + 1));
+    out->work = malloc(sizeof(mb_work_t) * out->num_units);
+    out->work_indptr = malloc(sizeof(int32_t) * (out->num_units + 1));
+    out->reduce = malloc(sizeof(mb_reduce_t) * (out->num_reduce + 1));
+    if (!out->qo_indptr || !out->kv_indptr || !out->work || !out->work_indptr || !out->reduce) {
+        mb_plan_free(out);
+        return -1;
+    }
+    out->qo_indptr[0] = out->kv_indptr[0] = 0;
+    for (int b = 0; b < p->batch; b++) {
+        out->qo_indptr[b + 1] = out->qo_indptr[b] + p->q_len;
+        out->kv_indptr[b + 1] = out->kv_indptr[b] + p->kv_lens[b];
+    }
+    out->total_q = out->qo_indptr[p->batch];
+    out->total_kv = out->kv_indptr[p->batch];
+    fill_units(p, out, splits, groups, rows);
+    assign_ctas(out, p->max_ctas);
+    if (p->fault == MB_FAULT_SPLIT_SHIFT) shift_first_boundary(out);
+    return 0;
+}
+
+void mb_plan_free(mb_plan_t *plan)
+{
+    free(plan->qo_indptr);
+    free(plan->kv_indptr);
+    free(plan->work);
+    free(plan->work_indptr);
+    free(plan->reduce);
+    memset(plan, 0, sizeof *plan);
+}

@@ -1,0 +1,562 @@
+/* JSON results (schema MB_RESULT_SCHEMA): the writer, and the reader that later tools compare with. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cJSON.h>
+#include "report.h"
+
+/* ---- writer ---- */
+
+/* cJSON answers an allocation failure with NULL at any step: remember it once, check it once. */
+typedef struct { int oom; } jb_t;
+
+static cJSON *put(jb_t *b, cJSON *parent, const char *key, cJSON *item)
+{
+    if (item && (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item)))
+        return item;
+    cJSON_Delete(item);
+    b->oom = 1;
+    return NULL;
+}
+
+/* Raw text of the shortest exact decimal, because cJSON's own printing may lose the last bit; JSON
+ * has no NaN or infinity, so those become null. */
+static cJSON *num(double d)
+{
+    char buf[32];
+    if (!isfinite(d)) return cJSON_CreateNull();
+    mb_fmt_double(buf, d);
+    return cJSON_CreateRaw(buf);
+}
+
+static void put_num(jb_t *b, cJSON *o, const char *key, double d) { put(b, o, key, num(d)); }
+static void put_bool(jb_t *b, cJSON *o, const char *key, int v) { put(b, o, key, cJSON_CreateBool(v)); }
+
+static void put_str(jb_t *b, cJSON *o, const char *key, const char *s)
+{
+    put(b, o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+static void json_env(jb_t *b, cJSON *root, const mb_env_t *e)
+{
+    cJSON *tool = put(b, root, "tool", cJSON_CreateObject());
+    put_str(b, tool, "version", e->tool_version);
+    put_str(b, tool, "commit", e->git_commit);
+    put_str(b, root, "date", e->date);
+    cJSON *d = put(b, root, "device", cJSON_CreateObject());
+    put_str(b, d, "vendor", e->vendor);
+    put_str(b, d, "name", e->device);
+    put_str(b, d, "arch", e->arch);
+    put_str(b, d, "fp8", e->fp8_flavour);
+    put_num(b, d, "sm_count", e->sm_count);
+    put_num(b, d, "l2_bytes", e->l2_bytes);
+    put_num(b, d, "mem_bytes", e->mem_bytes);
+    put_num(b, d, "driver_version", e->driver_version);
+    put_num(b, d, "runtime_version", e->runtime_version);
+    put_num(b, d, "copy_tbps", e->copy_tbps);
+    put_num(b, d, "launch_floor_us", e->launch_floor_us);
+}
+
+/* The config goes in as JSON when it parses, so one file tells the whole story of a run. */
+static void json_config(jb_t *b, cJSON *root, const mb_config_t *cfg)
+{
+    if (!cfg) { put(b, root, "config", cJSON_CreateNull()); return; }
+    cJSON *o = put(b, root, "config", cJSON_CreateObject());
+    put_str(b, o, "path", cfg->path);
+    cJSON *parsed = cfg->text ? cJSON_Parse(cfg->text) : NULL;
+    put(b, o, "text", parsed ? parsed : cfg->text ? cJSON_CreateString(cfg->text) : cJSON_CreateNull());
+}
+
+static void json_case_def(jb_t *b, cJSON *o, const mb_case_t *c)
+{
+    char seed[24];
+    put_str(b, o, "name", c->name);
+    put_str(b, o, "file", c->file);
+    put_num(b, o, "index", c->index);
+    put_num(b, o, "batch", c->batch);
+    put_num(b, o, "q_len", c->q_len);
+    put_num(b, o, "heads", c->heads);
+    put_str(b, o, "kv_desc", c->kv_desc);
+    cJSON *kv = put(b, o, "kv_lens", cJSON_CreateArray());
+    for (int i = 0; i < c->batch && kv; i++) put(b, kv, NULL, num(c->kv_lens[i]));
+    put_bool(b, o, "causal", c->causal);
+    put(b, o, "splits_requested", c->splits ? num(c->splits) : cJSON_CreateString("auto"));
+    put_str(b, o, "mode", mb_mode_name(c->mode));
+    put_str(b, o, "l2", c->l2_cold ? "cold" : "hot");
+    /* Printed as an integer: a double would round seeds above 2^53. */
+    snprintf(seed, sizeof seed, "%" PRIu64, c->seed);
+    put(b, o, "seed", cJSON_CreateRaw(seed));
+    put_num(b, o, "q_std", c->q_std);
+    put_num(b, o, "kv_std", c->kv_std);
+}
+
+static void json_check(jb_t *b, cJSON *o, const mb_case_result_t *cr)
+{
+    const mb_check_t *k = &cr->check;
+    const mb_case_t *c = cr->c;
+    cJSON *ck = put(b, o, "check", cJSON_CreateObject());
+    put_num(b, ck, "max_abs", k->max_abs);
+    put_num(b, ck, "rel_l2", k->rel_l2);
+    put_num(b, ck, "cosine", k->cosine);
+    put_num(b, ck, "n_total", (double)k->n_total);
+    put_num(b, ck, "n_outside", (double)k->n_outside);
+    put_num(b, ck, "n_nonfinite", (double)k->n_nonfinite);
+    put_num(b, ck, "atol", c->atol);
+    put_num(b, ck, "rtol", c->rtol);
+    put_num(b, ck, "max_rel_l2", c->max_rel_l2);
+    put_bool(b, ck, "pass", k->pass);
+    cJSON *fid = put(b, ck, "fidelity", cJSON_CreateObject());
+    put_num(b, fid, "max_abs", k->fid_max_abs);
+    put_num(b, fid, "rel_l2", k->fid_rel_l2);
+    put_num(b, fid, "cosine", k->fid_cosine);
+}
+
+static void json_time(jb_t *b, cJSON *o, const mb_case_result_t *cr)
+{
+    const mb_stats_t *t = &cr->time;
+    cJSON *to = put(b, o, "time_us", cJSON_CreateObject());
+    put_num(b, to, "n", t->n);
+    put_num(b, to, "median", t->median);
+    put_num(b, to, "mean", t->mean);
+    put_num(b, to, "min", t->min);
+    put_num(b, to, "max", t->max);
+    put_num(b, to, "stddev", t->stddev);
+    put_num(b, to, "rse", t->rse);
+    put_str(b, o, "stop_reason", cr->stop_reason);
+    cJSON *s = put(b, o, "samples_us", cJSON_CreateArray());
+    for (int i = 0; i < cr->n_samples && s; i++) put(b, s, NULL, num(cr->samples_us[i]));
+    static const char *const stage[MB_NSTAGES] = {"qcast", "decode", "combine"};
+    cJSON *st = put(b, o, "stages_median_us", cJSON_CreateObject());
+    for (int i = 0; i < MB_NSTAGES; i++) {
+        double v = cr->stage_median_us[i];
+        put(b, st, stage[i], v < 0 ? cJSON_CreateNull() : num(v));
+    }
+}
+
+static void json_case(jb_t *b, cJSON *arr, const mb_case_result_t *cr)
+{
+    cJSON *o = put(b, arr, NULL, cJSON_CreateObject());
+    json_case_def(b, o, cr->c);
+    put_str(b, o, "kernel", cr->kernel);
+    cJSON *plan = put(b, o, "plan", cJSON_CreateObject());
+    put_num(b, plan, "splits_max", cr->splits_max);
+    put_num(b, plan, "units", cr->units);
+    put_num(b, plan, "ctas", cr->ctas);
+    put_num(b, plan, "slots", cr->slots);
+    put_num(b, plan, "reduces", cr->reduces);
+    put_bool(b, plan, "built", cr->plan_built);
+    put_str(b, o, "status", mb_status_name(cr->status));
+    if (cr->status == MB_CASE_ERROR) put_str(b, o, "error", cr->error);
+    json_check(b, o, cr);
+    json_time(b, o, cr);
+    put_num(b, o, "host_wall_us", cr->host_wall_us);
+    put_num(b, o, "bytes", cr->bytes);
+    put_num(b, o, "tbps", cr->tbps);
+    put_num(b, o, "pct_copy", cr->pct_copy);
+}
+
+int mb_report_write_json(const mb_report_t *r, const char *path, char *err, size_t errlen)
+{
+    jb_t b = {0};
+    cJSON *root = cJSON_CreateObject();
+    if (!root) b.oom = 1;
+    put_str(&b, root, "schema", MB_RESULT_SCHEMA);
+    json_env(&b, root, &r->env);
+    json_config(&b, root, r->config);
+    put_bool(&b, root, "interrupted", r->interrupted);
+    cJSON *cases = put(&b, root, "cases", cJSON_CreateArray());
+    for (int i = 0; i < r->n_results && cases; i++) json_case(&b, cases, &r->results[i]);
+    char *text = b.oom ? NULL : cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) { snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM)); return -1; }
+    size_t len = strlen(text);
+    /* The terminator's byte becomes the newline a text file ends with; the length says where to stop. */
+    text[len] = '\n';
+    int rc = mb_write_file_atomic(path, text, len + 1, err, errlen);
+    free(text);
+    return rc;
+}
+
+/* ---- reader ---- */
+
+/* The first error wins: it names the file and the JSON path ("cases[2].time_us.median"). */
+typedef struct {
+    const char *path;
+    char *err;
+    size_t errlen;
+    int bad;
+} rd_t;
+
+static void rd_fail(rd_t *r, const char *where, const char *key, const char *what)
+{
+    if (!r->bad) snprintf(r->err, r->errlen, "%s: %s%s: %s", r->path, where, key, what);
+    r->bad = 1;
+}
+
+static const cJSON *rd_item(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!it) rd_fail(r, where, key, "missing");
+    return it;
+}
+
+static const cJSON *rd_typed(rd_t *r, const cJSON *o, const char *where, const char *key,
+                             cJSON_bool (*is)(const cJSON *), const char *what)
+{
+    const cJSON *it = rd_item(r, o, where, key);
+    if (it && !is(it)) { rd_fail(r, where, key, what); return NULL; }
+    return it;
+}
+
+static const cJSON *rd_obj(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    return rd_typed(r, o, where, key, cJSON_IsObject, "expected an object");
+}
+
+static const cJSON *rd_arr(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    return rd_typed(r, o, where, key, cJSON_IsArray, "expected an array");
+}
+
+static double rd_num(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    const cJSON *it = rd_item(r, o, where, key);
+    if (!it || cJSON_IsNull(it)) return NAN;
+    if (!cJSON_IsNumber(it)) { rd_fail(r, where, key, "expected a number"); return NAN; }
+    return it->valuedouble;
+}
+
+static int rd_int(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    const cJSON *it = rd_item(r, o, where, key);
+    if (!it) return 0;
+    double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+    if (!(v >= -2147483648.0 && v <= 2147483647.0 && v == floor(v))) {
+        rd_fail(r, where, key, "expected an integer");
+        return 0;
+    }
+    return (int)v;
+}
+
+/* Counts may pass 2^31; up to 2^53 a double holds them exactly. */
+static int64_t rd_count(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    const cJSON *it = rd_item(r, o, where, key);
+    if (!it) return 0;
+    double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+    if (!(v >= 0 && v <= 9007199254740992.0 && v == floor(v))) {
+        rd_fail(r, where, key, "expected a count");
+        return 0;
+    }
+    return (int64_t)v;
+}
+
+static int rd_bool(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    const cJSON *it = rd_typed(r, o, where, key, cJSON_IsBool, "expected true or false");
+    return it && cJSON_IsTrue(it);
+}
+
+/* Into a fixed field; a string that does not fit is an error, not a silent cut. */
+static void rd_str(rd_t *r, const cJSON *o, const char *where, const char *key, char *dst, size_t n)
+{
+    const cJSON *it = rd_typed(r, o, where, key, cJSON_IsString, "expected a string");
+    if (!it) return;
+    if (strlen(it->valuestring) >= n) { rd_fail(r, where, key, "string too long"); return; }
+    strcpy(dst, it->valuestring);
+}
+
+/* A fresh copy, or NULL for null. */
+static char *rd_strdup(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    const cJSON *it = rd_item(r, o, where, key);
+    if (!it || cJSON_IsNull(it)) return NULL;
+    if (!cJSON_IsString(it)) { rd_fail(r, where, key, "expected a string or null"); return NULL; }
+    char *s = strdup(it->valuestring);
+    if (!s) rd_fail(r, where, key, strerror(ENOMEM));
+    return s;
+}
+
+/* One of names[0..n) (NULL entries skipped), as its index; -1 and an error otherwise. */
+static int rd_choice(rd_t *r, const cJSON *o, const char *where, const char *key, const char *const *names,
+                     int n, const char *what)
+{
+    const cJSON *it = rd_typed(r, o, where, key, cJSON_IsString, what);
+    for (int i = 0; it && i < n; i++)
+        if (names[i] && !strcmp(it->valuestring, names[i])) return i;
+    if (it) rd_fail(r, where, key, what);
+    return -1;
+}
+
+static void read_env(rd_t *r, const cJSON *root, mb_env_t *e)
+{
+    const cJSON *tool = rd_obj(r, root, "", "tool");
+    rd_str(r, tool, "tool.", "version", e->tool_version, sizeof e->tool_version);
+    rd_str(r, tool, "tool.", "commit", e->git_commit, sizeof e->git_commit);
+    rd_str(r, root, "", "date", e->date, sizeof e->date);
+    const cJSON *d = rd_obj(r, root, "", "device");
+    rd_str(r, d, "device.", "vendor", e->vendor, sizeof e->vendor);
+    rd_str(r, d, "device.", "name", e->device, sizeof e->device);
+    rd_str(r, d, "device.", "arch", e->arch, sizeof e->arch);
+    rd_str(r, d, "device.", "fp8", e->fp8_flavour, sizeof e->fp8_flavour);
+    e->sm_count = rd_int(r, d, "device.", "sm_count");
+    e->l2_bytes = rd_num(r, d, "device.", "l2_bytes");
+    e->mem_bytes = rd_num(r, d, "device.", "mem_bytes");
+    e->driver_version = rd_int(r, d, "device.", "driver_version");
+    e->runtime_version = rd_int(r, d, "device.", "runtime_version");
+    e->copy_tbps = rd_num(r, d, "device.", "copy_tbps");
+    e->launch_floor_us = rd_num(r, d, "device.", "launch_floor_us");
+}
+
+/* The text comes back as the file had it when it was not JSON, else as the parsed JSON reprinted. */
+static void read_config(rd_t *r, const cJSON *root, mb_config_t *cfg)
+{
+    const cJSON *o = rd_item(r, root, "", "config");
+    if (!o || cJSON_IsNull(o)) return;
+    if (!cJSON_IsObject(o)) { rd_fail(r, "", "config", "expected an object or null"); return; }
+    cfg->path = rd_strdup(r, o, "config.", "path");
+    const cJSON *t = rd_item(r, o, "config.", "text");
+    if (t && cJSON_IsObject(t)) cfg->text = cJSON_Print(t);
+    else if (t) cfg->text = rd_strdup(r, o, "config.", "text");
+}
+
+static void read_kv_lens(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
+{
+    const cJSON *kv = rd_arr(r, o, w, "kv_lens");
+    if (!kv || r->bad) return;
+    if (c->batch < 1 || cJSON_GetArraySize(kv) != c->batch) {
+        rd_fail(r, w, "kv_lens", "expected batch entries");
+        return;
+    }
+    c->kv_lens = malloc(sizeof(int32_t) * (size_t)c->batch);
+    if (!c->kv_lens) { rd_fail(r, w, "kv_lens", strerror(ENOMEM)); return; }
+    int i = 0;
+    for (const cJSON *it = kv->child; it; it = it->next, i++) {
+        double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+        if (!(v >= 0 && v <= MB_MAX_KV_LEN && v == floor(v))) { rd_fail(r, w, "kv_lens", "bad length"); return; }
+        c->kv_lens[i] = (int32_t)v;
+    }
+}
+
+static void read_case_def(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
+{
+    static const char *const modes[2] = {"eager", "graph"};
+    static const char *const l2[2] = {"hot", "cold"};
+    rd_str(r, o, w, "name", c->name, sizeof c->name);
+    c->file = rd_strdup(r, o, w, "file");
+    c->index = rd_int(r, o, w, "index");
+    c->batch = rd_int(r, o, w, "batch");
+    c->q_len = rd_int(r, o, w, "q_len");
+    c->heads = rd_int(r, o, w, "heads");
+    rd_str(r, o, w, "kv_desc", c->kv_desc, sizeof c->kv_desc);
+    read_kv_lens(r, o, w, c);
+    c->causal = rd_bool(r, o, w, "causal");
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "splits_requested");
+    c->splits = cJSON_IsString(s) && !strcmp(s->valuestring, "auto") ? 0 : rd_int(r, o, w, "splits_requested");
+    int m = rd_choice(r, o, w, "mode", modes, 2, "expected \"eager\" or \"graph\"");
+    c->mode = m == 1 ? MB_MODE_GRAPH : MB_MODE_EAGER;
+    c->l2_cold = rd_choice(r, o, w, "l2", l2, 2, "expected \"cold\" or \"hot\"") == 1;
+    double seed = rd_num(r, o, w, "seed");
+    if (seed >= 0 && seed < 18446744073709551616.0 && seed == floor(seed)) c->seed = (uint64_t)seed;
+    else rd_fail(r, w, "seed", "expected an unsigned integer");
+    c->q_std = rd_num(r, o, w, "q_std");
+    c->kv_std = rd_num(r, o, w, "kv_std");
+}
+
+static void read_check(rd_t *r, const cJSON *o, const char *w, mb_case_t *c, mb_check_t *k)
+{
+    char w2[64], w3[80];
+    snprintf(w2, sizeof w2, "%scheck.", w);
+    snprintf(w3, sizeof w3, "%sfidelity.", w2);
+    const cJSON *ck = rd_obj(r, o, w, "check");
+    k->max_abs = rd_num(r, ck, w2, "max_abs");
+    k->rel_l2 = rd_num(r, ck, w2, "rel_l2");
+    k->cosine = rd_num(r, ck, w2, "cosine");
+    k->n_total = rd_count(r, ck, w2, "n_total");
+    k->n_outside = rd_count(r, ck, w2, "n_outside");
+    k->n_nonfinite = rd_count(r, ck, w2, "n_nonfinite");
+    c->atol = rd_num(r, ck, w2, "atol");
+    c->rtol = rd_num(r, ck, w2, "rtol");
+    c->max_rel_l2 = rd_num(r, ck, w2, "max_rel_l2");
+    k->pass = rd_bool(r, ck, w2, "pass");
+    const cJSON *fid = rd_obj(r, ck, w2, "fidelity");
+    k->fid_max_abs = rd_num(r, fid, w3, "max_abs");
+    k->fid_rel_l2 = rd_num(r, fid, w3, "rel_l2");
+    k->fid_cosine = rd_num(r, fid, w3, "cosine");
+}
+
+static void read_samples(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *cr)
+{
+    const cJSON *s = rd_arr(r, o, w, "samples_us");
+    if (!s || r->bad) return;
+    int n = cJSON_GetArraySize(s);
+    if (!n) return;
+    cr->samples_us = malloc(sizeof(double) * (size_t)n);
+    if (!cr->samples_us) { rd_fail(r, w, "samples_us", strerror(ENOMEM)); return; }
+    cr->n_samples = n;
+    int i = 0;
+    for (const cJSON *it = s->child; it; it = it->next, i++) {
+        if (!cJSON_IsNumber(it) && !cJSON_IsNull(it)) { rd_fail(r, w, "samples_us", "expected numbers"); return; }
+        cr->samples_us[i] = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+    }
+}
+
+static void read_time(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *cr)
+{
+    static const char *const stops[4] = {"target_rse", "max_seconds", "max_runs", "interrupted"};
+    static const char *const stage[MB_NSTAGES] = {"qcast", "decode", "combine"};
+    char w2[64];
+    snprintf(w2, sizeof w2, "%stime_us.", w);
+    const cJSON *t = rd_obj(r, o, w, "time_us");
+    cr->time.n = rd_int(r, t, w2, "n");
+    cr->time.median = rd_num(r, t, w2, "median");
+    cr->time.mean = rd_num(r, t, w2, "mean");
+    cr->time.min = rd_num(r, t, w2, "min");
+    cr->time.max = rd_num(r, t, w2, "max");
+    cr->time.stddev = rd_num(r, t, w2, "stddev");
+    cr->time.rse = rd_num(r, t, w2, "rse");
+    const cJSON *stop = rd_item(r, o, w, "stop_reason");
+    if (stop && !cJSON_IsNull(stop)) {
+        int i = rd_choice(r, o, w, "stop_reason", stops, 4, "expected a known stop reason or null");
+        cr->stop_reason = i < 0 ? NULL : stops[i];
+    }
+    read_samples(r, o, w, cr);
+    snprintf(w2, sizeof w2, "%sstages_median_us.", w);
+    const cJSON *st = rd_obj(r, o, w, "stages_median_us");
+    for (int i = 0; i < MB_NSTAGES; i++) {
+        double v = rd_num(r, st, w2, stage[i]);
+        cr->stage_median_us[i] = isnan(v) ? -1.0 : v;
+    }
+}
+
+static void read_case(rd_t *r, const cJSON *o, int idx, mb_case_t *c, mb_case_result_t *cr)
+{
+    static const char *const status[3] = {"pass", "fail", "error"};
+    char w[32], wp[48];
+    snprintf(w, sizeof w, "cases[%d].", idx);
+    snprintf(wp, sizeof wp, "%splan.", w);
+    cr->c = c;
+    read_case_def(r, o, w, c);
+    rd_str(r, o, w, "kernel", cr->kernel, sizeof cr->kernel);
+    const cJSON *plan = rd_obj(r, o, w, "plan");
+    cr->splits_max = rd_int(r, plan, wp, "splits_max");
+    cr->units = rd_int(r, plan, wp, "units");
+    cr->ctas = rd_int(r, plan, wp, "ctas");
+    cr->slots = rd_int(r, plan, wp, "slots");
+    cr->reduces = rd_int(r, plan, wp, "reduces");
+    cr->plan_built = rd_bool(r, plan, wp, "built");
+    int s = rd_choice(r, o, w, "status", status, 3, "expected \"pass\", \"fail\" or \"error\"");
+    cr->status = s == 0 ? MB_CASE_PASS : s == 1 ? MB_CASE_FAIL : MB_CASE_ERROR;
+    if (cr->status == MB_CASE_ERROR) rd_str(r, o, w, "error", cr->error, sizeof cr->error);
+    read_check(r, o, w, c, &cr->check);
+    read_time(r, o, w, cr);
+    cr->host_wall_us = rd_num(r, o, w, "host_wall_us");
+    cr->bytes = rd_num(r, o, w, "bytes");
+    cr->tbps = rd_num(r, o, w, "tbps");
+    cr->pct_copy = rd_num(r, o, w, "pct_copy");
+}
+
+static char *read_text(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        len += fread(buf + len, 1, cap - 1 - len, f);
+        if (len < cap - 1) break;
+        char *grown = realloc(buf, cap *= 2);
+        if (!grown) free(buf);
+        buf = grown;
+    }
+    int e = buf ? (ferror(f) ? EIO : 0) : ENOMEM;
+    fclose(f);
+    if (e) { snprintf(err, errlen, "%s: %s", path, strerror(e)); free(buf); return NULL; }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* The schema first: a file of another version would fail later on some field, with a worse message. */
+static cJSON *parse_result(const char *path, char *err, size_t errlen)
+{
+    char *text = read_text(path, err, errlen);
+    if (!text) return NULL;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        int line = 1;
+        for (const char *p = text; end && p < end; p++) line += *p == '\n';
+        snprintf(err, errlen, "%s:%d: not valid JSON", path, line);
+    }
+    free(text);
+    if (!root) return NULL;
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!cJSON_IsObject(root) || !cJSON_IsString(s)) {
+        snprintf(err, errlen, "%s: no \"schema\" string: not an mla-bench result file", path);
+    } else if (strcmp(s->valuestring, MB_RESULT_SCHEMA)) {
+        snprintf(err, errlen, "%s: schema is \"%.64s\", this tool reads \"%s\"", path, s->valuestring,
+                 MB_RESULT_SCHEMA);
+    } else {
+        return root;
+    }
+    cJSON_Delete(root);
+    return NULL;
+}
+
+int mb_report_read_json(const char *path, mb_report_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *root = parse_result(path, err, errlen);
+    if (!root) return -1;
+    rd_t r = {path, err, errlen, 0};
+    const cJSON *cases = rd_arr(&r, root, "", "cases");
+    int n = cases ? cJSON_GetArraySize(cases) : 0;
+    mb_config_t *cfg = calloc(1, sizeof *cfg);
+    out->config = cfg;
+    if (cfg) {
+        cfg->cases = calloc((size_t)n + 1, sizeof *cfg->cases);
+        out->results = calloc((size_t)n + 1, sizeof *out->results);
+    }
+    if (!cfg || !cfg->cases || !out->results) rd_fail(&r, "", "cases", strerror(ENOMEM));
+    if (!r.bad) {
+        read_env(&r, root, &out->env);
+        read_config(&r, root, cfg);
+        out->interrupted = rd_bool(&r, root, "", "interrupted");
+    }
+    const cJSON *it = cases ? cases->child : NULL;
+    for (int i = 0; it && !r.bad; it = it->next, i++) {
+        char w[32];
+        snprintf(w, sizeof w, "cases[%d]", i);
+        if (!cJSON_IsObject(it)) { rd_fail(&r, "", w, "expected an object"); break; }
+        /* Counted before reading, so a case that fails halfway is freed too. */
+        cfg->n_cases = out->n_results = i + 1;
+        read_case(&r, it, i, &cfg->cases[i], &out->results[i]);
+    }
+    cJSON_Delete(root);
+    if (r.bad) { mb_report_free_read(out); return -1; }
+    return 0;
+}
+
+/* The const pointers of a report that was read point at what the reader allocated. */
+void mb_report_free_read(mb_report_t *r)
+{
+    mb_config_t *cfg = (mb_config_t *)r->config;
+    for (int i = 0; i < r->n_results; i++) free(r->results[i].samples_us);
+    free(r->results);
+    if (cfg) {
+        for (int i = 0; i < cfg->n_cases; i++) {
+            free(cfg->cases[i].kv_lens);
+            free((char *)cfg->cases[i].file);
+        }
+        free(cfg->cases);
+        free(cfg->path);
+        free(cfg->text);
+        free(cfg);
+    }
+    memset(r, 0, sizeof *r);
+}

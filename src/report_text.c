@@ -1,0 +1,129 @@
+/* Markdown and CSV results. Each document is built in memory and then written atomically. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report.h"
+
+typedef void (*body_fn)(FILE *f, const mb_report_t *r);
+
+static int write_doc(const mb_report_t *r, const char *path, body_fn body, char *err, size_t errlen)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+    body(f, r);
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        free(buf);
+        snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+        return -1;
+    }
+    int rc = mb_write_file_atomic(path, buf, len, err, errlen);
+    free(buf);
+    return rc;
+}
+
+static void md_body(FILE *f, const mb_report_t *r)
+{
+    const mb_env_t *e = &r->env;
+    const char *cfg = r->config && r->config->path ? r->config->path : "-";
+    fprintf(f, "# mla-bench results\n\n");
+    fprintf(f, "- device: %s (%s %s, %d SMs)\n", e->device, e->vendor, e->arch, e->sm_count);
+    fprintf(f, "- date: %s\n", e->date);
+    fprintf(f, "- tool: mla-bench %s (commit %s)\n", e->tool_version, e->git_commit);
+    fprintf(f, "- config: %s\n", cfg);
+    fprintf(f, "- copy bandwidth: %.2f TB/s (device-to-device, measured)\n", e->copy_tbps);
+    fprintf(f, "- launch floor: %.2f µs\n", e->launch_floor_us);
+    fprintf(f, "- fp8: %s\n\n", e->fp8_flavour);
+    mb_report_table(f, r, MB_TABLE_MARKDOWN);
+    fputc('\n', f);
+    mb_report_summary(f, r, 1);
+}
+
+int mb_report_write_md(const mb_report_t *r, const char *path, char *err, size_t errlen)
+{
+    return write_doc(r, path, md_body, err, errlen);
+}
+
+/* RFC 4180: a field holding a comma, quote or line break is quoted, its quotes doubled. */
+static void csv_quoted(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+    fputc(',', f);
+    csv_quoted(f, s);
+}
+
+/* Not measured or not finite: an empty field, which spreadsheets and pandas read as missing. */
+static void csv_num(FILE *f, double v, int have)
+{
+    char buf[32];
+    fputc(',', f);
+    if (!have || !isfinite(v)) return;
+    mb_fmt_double(buf, v);
+    fputs(buf, f);
+}
+
+static void csv_row(FILE *f, const mb_case_result_t *cr)
+{
+    const mb_case_t *c = cr->c;
+    const mb_stats_t *t = &cr->time;
+    const mb_check_t *k = &cr->check;
+    int timed = t->n > 0, checked = k->n_total > 0, planned = cr->splits_max > 0;
+    char splits[24];
+    mb_splits_text(splits, sizeof splits, cr);
+    csv_quoted(f, c->name);
+    csv_num(f, c->batch, 1);
+    csv_num(f, c->q_len, 1);
+    csv_str(f, c->kv_desc);
+    csv_num(f, c->heads, 1);
+    csv_str(f, splits);
+    csv_str(f, mb_mode_name(c->mode));
+    csv_str(f, c->l2_cold ? "cold" : "hot");
+    csv_str(f, cr->kernel);
+    csv_num(f, t->median, timed);
+    csv_num(f, t->mean, timed);
+    csv_num(f, t->min, timed);
+    csv_num(f, t->max, timed);
+    csv_num(f, t->stddev, timed);
+    csv_num(f, t->rse, timed);
+    csv_num(f, t->n, 1);
+    csv_num(f, cr->host_wall_us, timed);
+    csv_num(f, cr->bytes, 1);
+    csv_num(f, cr->tbps, timed);
+    csv_num(f, cr->pct_copy, timed);
+    csv_num(f, k->max_abs, checked);
+    csv_num(f, k->rel_l2, checked);
+    csv_num(f, k->cosine, checked);
+    csv_num(f, (double)k->n_outside, checked);
+    csv_num(f, k->fid_rel_l2, checked);
+    csv_str(f, !planned ? "" : cr->plan_built ? "built" : "cached");
+    csv_str(f, mb_status_name(cr->status));
+    fputc('\n', f);
+}
+
+static void csv_body(FILE *f, const mb_report_t *r)
+{
+    fputs("name,batch,q_len,kv,heads,splits,mode,l2,kernel,median_us,mean_us,min_us,max_us,stddev_us,rse,n,"
+          "host_wall_us,bytes,tbps,pct_copy,max_abs,rel_l2,cosine,n_outside,fid_rel_l2,plan,status\n", f);
+    for (int i = 0; i < r->n_results; i++) csv_row(f, &r->results[i]);
+}
+
+int mb_report_write_csv(const mb_report_t *r, const char *path, char *err, size_t errlen)
+{
+    return write_doc(r, path, csv_body, err, errlen);
+}

@@ -1,0 +1,66 @@
+/* Finished results: what the run produces and the report layer reads. No GPU types here. */
+#ifndef MB_RESULT_H
+#define MB_RESULT_H
+
+#include <stdint.h>
+#include "config.h"
+
+#define MB_RESULT_SCHEMA "mla-bench/result/1"
+
+typedef struct mb_stats {
+    int n;
+    double median, mean, min, max, stddev;
+    double rse;                /* relative standard error of the mean: stddev / sqrt(n) / mean */
+} mb_stats_t;
+
+typedef struct mb_check {
+    /* kernel error: path output vs the reference fed the same fp8 inputs; gates PASS/FAIL */
+    double max_abs, rel_l2, cosine;
+    int64_t n_total, n_outside, n_nonfinite;
+    /* fp8 fidelity: path output vs the reference fed the bf16 sources; reported, never gated */
+    double fid_max_abs, fid_rel_l2, fid_cosine;
+    int pass;
+} mb_check_t;
+
+enum { MB_STAGE_QCAST = 0, MB_STAGE_DECODE = 1, MB_STAGE_COMBINE = 2, MB_NSTAGES = 3 };
+
+typedef enum { MB_CASE_PASS = 0, MB_CASE_FAIL = 1, MB_CASE_ERROR = 2 } mb_case_status_t;
+
+typedef struct mb_case_result {
+    const mb_case_t *c;
+    mb_case_status_t status;
+    char error[256];           /* why, when status is MB_CASE_ERROR */
+    char kernel[32];
+    int splits_max;            /* most splits any batch got */
+    int units, ctas, slots, reduces;
+    int plan_built;            /* 1: built and uploaded for this case; 0: taken from the cache */
+    mb_check_t check;
+    mb_stats_t time;           /* whole call, GPU time per call (events), microseconds */
+    double *samples_us;        /* every sample, owned */
+    int n_samples;
+    const char *stop_reason;   /* "target_rse", "max_seconds", "max_runs", "interrupted" (static) */
+    double stage_median_us[MB_NSTAGES];   /* eager mode only; < 0 when not measured */
+    double host_wall_us;       /* median host wall time of one call, enqueue to completion */
+    double bytes;              /* KV fp8 + Q bf16 read + output bf16 written */
+    double tbps;               /* bytes / median time */
+    double pct_copy;           /* tbps as % of the measured device-to-device copy bandwidth */
+} mb_case_result_t;
+
+typedef struct mb_env {
+    char tool_version[32], git_commit[48], date[40];
+    char vendor[16], device[128], arch[32], fp8_flavour[16];
+    int sm_count, driver_version, runtime_version;
+    double l2_bytes, mem_bytes;
+    double copy_tbps;          /* measured device-to-device copy, read + write bytes */
+    double launch_floor_us;    /* measured: an empty kernel timed the way cases are */
+} mb_env_t;
+
+typedef struct mb_report {
+    mb_env_t env;
+    const mb_config_t *config;
+    mb_case_result_t *results;
+    int n_results;
+    int interrupted;           /* Ctrl-C: results holds only the cases that finished */
+} mb_report_t;
+
+#endif

@@ -1,0 +1,136 @@
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+#include "stats.h"
+#include "timing.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int flush_l2(mb_ws_t *ws, mb_gpu_t *g, int sample, char *err, size_t errlen)
+{
+    if (!ws->c->l2_cold) return 0;
+    /* A different byte each time, so no layer can skip the write as redundant. */
+    GPU_CHECK(hipMemsetAsync(g->flush_buf, sample & 0xff, g->flush_bytes, g->stream));
+    return 0;
+fail:
+    return 4;
+}
+
+/* Median host time from enqueue to completion: what a caller waits for one call, launches included. */
+static int host_wall(mb_ws_t *ws, mb_gpu_t *g, double *us, char *err, size_t errlen)
+{
+    enum { N = 21 };
+    double t[N];
+    mb_stats_t st;
+    for (int i = 0; i < N; i++) {
+        if (flush_l2(ws, g, i, err, errlen)) return 4;
+        GPU_CHECK(hipStreamSynchronize(g->stream));
+        double t0 = now_s();
+        if (mb_path_call(ws, g->stream, ws->c->mode, NULL, err, errlen)) return 4;
+        GPU_CHECK(hipStreamSynchronize(g->stream));
+        t[i] = (now_s() - t0) * 1e6;
+    }
+    mb_stats_compute(t, N, &st);
+    *us = st.median;
+    return 0;
+fail:
+    return 4;
+}
+
+/* ev[0] start, ev[1] after the Q cast, ev[2] after the decode, ev[3] end. */
+static int one_sample(mb_ws_t *ws, mb_gpu_t *g, int i, double *total, double stage[MB_NSTAGES],
+                      char *err, size_t errlen)
+{
+    int eager = ws->c->mode == MB_MODE_EAGER;
+    float ms;
+    if (flush_l2(ws, g, i, err, errlen)) return 4;
+    GPU_CHECK(mb_launch_spin(g->spin_cycles, g->stream));
+    GPU_CHECK(hipEventRecord(g->ev[0], g->stream));
+    if (mb_path_call(ws, g->stream, ws->c->mode, eager ? &g->ev[1] : NULL, err, errlen)) return 4;
+    GPU_CHECK(hipEventRecord(g->ev[3], g->stream));
+    GPU_CHECK(hipEventSynchronize(g->ev[3]));
+    GPU_CHECK(hipEventElapsedTime(&ms, g->ev[0], g->ev[3]));
+    *total = ms * 1e3;
+    if (eager) {
+        for (int s = 0; s < MB_NSTAGES; s++) {
+            GPU_CHECK(hipEventElapsedTime(&ms, g->ev[s], g->ev[s + 1]));
+            stage[s] = ms * 1e3;
+        }
+    }
+    return 0;
+fail:
+    return 4;
+}
+
+static int grow(double **a, int *cap, int n)
+{
+    if (n < *cap) return 0;
+    int nc = *cap ? *cap * 2 : 256;
+    double *p = realloc(*a, sizeof(double) * nc);
+    if (!p) return -1;
+    *a = p;
+    *cap = nc;
+    return 0;
+}
+
+static double median_of(double *x, int n)
+{
+    mb_stats_t st;
+    mb_stats_compute(x, n, &st);
+    return n ? st.median : -1.0;
+}
+
+int mb_time_case(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, volatile sig_atomic_t *stop,
+                 char *err, size_t errlen)
+{
+    const mb_case_t *c = ws->c;
+    double *stage[MB_NSTAGES] = { NULL, NULL, NULL };
+    int cap = 0, scap[MB_NSTAGES] = { 0, 0, 0 }, n = 0, rc = 4;
+    double sum = 0.0, sumsq = 0.0;
+    r->samples_us = NULL;
+    for (int i = 0; i < c->warmup; i++) if (mb_path_call(ws, g->stream, c->mode, NULL, err, errlen)) goto out;
+    GPU_CHECK(hipStreamSynchronize(g->stream));
+    if (host_wall(ws, g, &r->host_wall_us, err, errlen)) goto out;
+
+    double t0 = now_s();
+    r->stop_reason = "max_runs";
+    while (n < c->max_runs) {
+        double total, st[MB_NSTAGES] = { -1, -1, -1 };
+        if (grow(&r->samples_us, &cap, n)) goto oom;
+        for (int s = 0; s < MB_NSTAGES; s++) if (grow(&stage[s], &scap[s], n)) goto oom;
+        if (one_sample(ws, g, n, &total, st, err, errlen)) goto out;
+        r->samples_us[n] = total;
+        for (int s = 0; s < MB_NSTAGES; s++) stage[s][n] = st[s];
+        n++;
+        sum += total;
+        sumsq += total * total;
+        if (stop && *stop) { r->stop_reason = "interrupted"; break; }
+        if (n >= c->min_runs) {
+            /* Stop rule: the mean is known to target_rse, or the case's time budget is spent. The
+             * running variance is only the rule's trigger; reported statistics are recomputed. */
+            double mean = sum / n, var = (sumsq - n * mean * mean) / (n - 1);
+            if (sqrt(var > 0 ? var : 0) / sqrt((double)n) <= c->target_rse * mean) { r->stop_reason = "target_rse"; break; }
+            if (now_s() - t0 >= c->max_seconds) { r->stop_reason = "max_seconds"; break; }
+        }
+    }
+    r->n_samples = n;
+    mb_stats_compute(r->samples_us, n, &r->time);
+    for (int s = 0; s < MB_NSTAGES; s++)
+        r->stage_median_us[s] = c->mode == MB_MODE_EAGER ? median_of(stage[s], n) : -1.0;
+    rc = 0;
+    goto out;
+oom:
+    snprintf(err, errlen, "out of host memory for timing samples");
+    goto out;
+fail:
+    rc = 4;
+out:
+    for (int s = 0; s < MB_NSTAGES; s++) free(stage[s]);
+    return rc;
+}

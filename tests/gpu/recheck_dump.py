@@ -1,0 +1,50 @@
+"""Re-checks every case dumped by `mla-bench run --dump DIR` with an independent implementation:
+numpy in float64, fp8 decoded by ml_dtypes when present (else by its own table). Exit 1 on disagreement."""
+import json
+import os
+import sys
+
+import numpy as np
+
+
+def fp8_table(flavour):
+    try:
+        import ml_dtypes
+        dt = ml_dtypes.float8_e4m3fn if flavour == "e4m3fn" else ml_dtypes.float8_e4m3fnuz
+        return np.arange(256, dtype=np.uint8).view(dt).astype(np.float64)
+    except ImportError:
+        bias = 7 if flavour == "e4m3fn" else 8
+        codes = np.arange(256)
+        e, m, s = (codes >> 3) & 15, codes & 7, np.where(codes & 0x80, -1.0, 1.0)
+        v = np.where(e == 0, m * 2.0 ** (1 - bias - 3), (1 + m / 8) * 2.0 ** (e - bias))
+        return s * v
+
+
+def recheck(d):
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    load = lambda n: np.load(os.path.join(d, n + ".npy"))
+    lut = fp8_table(meta["fp8"])
+    q = lut[load("q_fp8")] * meta["q_scale"]
+    kv = lut[load("kv_fp8")] * float(load("kv_scale")[0])
+    qo, kvp = load("qo_indptr"), load("kv_indptr")
+    out, ref = load("out_f32").astype(np.float64), load("ref").astype(np.float64)
+    mine = np.zeros_like(out)
+    q_len, causal = meta["q_len"], meta["causal"]
+    for b in range(meta["batch"]):
+        keys = kv[kvp[b]:kvp[b + 1]]
+        for i in range(q_len):
+            seen = len(keys) - (q_len - 1 - i) if causal else len(keys)
+            s = q[qo[b] + i] @ keys[:seen].T * meta["sm_scale"]          # (heads, seen)
+            p = np.exp(s - s.max(axis=1, keepdims=True))
+            mine[qo[b] + i] = (p / p.sum(axis=1, keepdims=True)) @ keys[:seen, :meta["dv"]]
+    rel = lambda a, r: np.linalg.norm(a - r) / np.linalg.norm(r)
+    e_out, e_ref = rel(out, mine), rel(ref, mine)
+    ok = e_out < 5e-3 and e_ref < 1e-5
+    print(f"  {os.path.basename(d)}: tool output vs numpy rel L2 {e_out:.2e}, tool reference vs numpy {e_ref:.2e}"
+          f" {'ok' if ok else 'MISMATCH'}")
+    return ok
+
+
+dirs = sorted(os.path.join(sys.argv[1], x) for x in os.listdir(sys.argv[1]))
+results = [recheck(d) for d in dirs]
+sys.exit(0 if results and all(results) else 1)

@@ -1,0 +1,81 @@
+/* The check's metrics must catch what they exist to catch: NaN, unwritten (poisoned) elements, a
+ * small systematic error that atol alone would hide, and pass bf16 rounding of a correct result. */
+#include <math.h>
+#include <stdlib.h>
+#include "metrics.h"
+#include "numeric.h"
+#include "unit.h"
+
+enum { N = 4096 };
+static float ref[N];
+static uint16_t out[N];
+
+/* Outputs of MLA decode are small (about 1/sqrt(kv_len)); model them as N(0, 0.03). */
+static void make(double scale_err)
+{
+    for (int i = 0; i < N; i++) {
+        ref[i] = (float)(0.03 * mb_rng_normal(7, 0, (uint64_t)i));
+        out[i] = mb_f32_to_bf16((float)(ref[i] * (1.0 + scale_err)));
+    }
+}
+
+static void bf16_rounding_passes(void)
+{
+    mb_metrics_t m;
+    make(0.0);
+    mb_metrics(out, ref, N, 1e-3, 1e-2, &m);
+    CHECK(mb_metrics_pass(&m, 5e-3));
+    CHECK(m.rel_l2 > 0.0 && m.rel_l2 < 3e-3);      /* bf16 keeps 8 significant bits */
+    CHECK(m.cosine > 0.99999 && m.n_outside == 0 && m.n_nonfinite == 0);
+}
+
+static void nan_and_poison_fail(void)
+{
+    mb_metrics_t m;
+    make(0.0);
+    out[17] = 0xffff;                               /* the poison pattern: never written */
+    mb_metrics(out, ref, N, 1.0, 1.0, &m);          /* even with absurd tolerances */
+    CHECK(!mb_metrics_pass(&m, 1.0));
+    CHECK(m.n_nonfinite == 1 && m.n_outside == 1 && isnan(m.rel_l2));
+    make(0.0);
+    out[0] = 0x7f80;                                /* +inf */
+    mb_metrics(out, ref, N, 1.0, 1.0, &m);
+    CHECK(!mb_metrics_pass(&m, 1.0));
+}
+
+static void small_systematic_error_caught_by_rel_l2(void)
+{
+    mb_metrics_t m;
+    make(-0.03);                                    /* every output 3 % low, like missing tokens */
+    mb_metrics(out, ref, N, 1e-2, 1e-2, &m);        /* a loose atol hides it element by element... */
+    CHECK(m.n_outside == 0);
+    CHECK(!mb_metrics_pass(&m, 5e-3));              /* ...relative L2 does not */
+    CHECK(fabs(m.rel_l2 - 0.03) < 0.005);
+}
+
+static void elementwise_outlier_caught(void)
+{
+    mb_metrics_t m;
+    make(0.0);
+    out[100] = mb_f32_to_bf16(ref[100] + 0.01f);
+    mb_metrics(out, ref, N, 1e-3, 1e-2, &m);
+    CHECK(m.n_outside == 1 && !mb_metrics_pass(&m, 1.0));
+    CHECK(fabs(m.max_abs - 0.01) < 1e-3);
+}
+
+static void zero_reference(void)
+{
+    mb_metrics_t m;
+    for (int i = 0; i < N; i++) { ref[i] = 0.0f; out[i] = 0; }
+    mb_metrics(out, ref, N, 1e-3, 1e-2, &m);
+    CHECK(mb_metrics_pass(&m, 5e-3) && m.rel_l2 == 0.0 && m.cosine == 1.0);
+}
+
+void suite_metrics(void)
+{
+    RUN(bf16_rounding_passes);
+    RUN(nan_and_poison_fail);
+    RUN(small_systematic_error_caught_by_rel_l2);
+    RUN(elementwise_outlier_caught);
+    RUN(zero_reference);
+}

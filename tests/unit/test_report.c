@@ -1,0 +1,666 @@
+/* Report layer: JSON round trip and schema check, CSV and Markdown content, console alignment and
+ * color, atomic writes, and the .npy writer. Files go to a fresh directory under /tmp. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cJSON.h>
+#include "unit.h"
+#include "report.h"
+#include "npy.h"
+
+enum { NCASES = 3, NSAMP = 6 };
+
+/* Three cases: a pass, a fail and an error, with names that need CSV quoting and Markdown escaping. */
+typedef struct {
+    mb_case_t cases[NCASES];
+    int32_t kv[NCASES][4];
+    double samples[NCASES][NSAMP];
+    mb_config_t cfg;
+    mb_case_result_t res[NCASES];
+    mb_report_t rep;
+} fixture_t;
+
+static char tdir[64];
+
+static void fixture(fixture_t *x)
+{
+    static const char *const names[NCASES] = {"b4, \"long\" kv", "graph|hot", "broken"};
+    static char path[] = "configs/smoke.json";
+    static char text[] = "{\"cases\": [{\"batch\": 4}]}";
+    memset(x, 0, sizeof *x);
+    x->cfg = (mb_config_t){path, text, x->cases, NCASES};
+    for (int i = 0; i < NCASES; i++) {
+        mb_case_t *c = &x->cases[i];
+        snprintf(c->name, sizeof c->name, "%s", names[i]);
+        c->file = path;
+        c->index = i;
+        c->batch = 4;
+        c->q_len = 1 + i;
+        c->heads = 16 << i;
+        for (int b = 0; b < 4; b++) x->kv[i][b] = 1000 * (i + 1) + 37 * b;
+        c->kv_lens = x->kv[i];
+        snprintf(c->kv_desc, sizeof c->kv_desc, i ? "uniform[1,4096]" : "1024");
+        c->causal = i != 1;
+        c->splits = i == 1 ? 4 : 0;
+        c->mode = i == 2 ? MB_MODE_EAGER : MB_MODE_GRAPH;
+        c->l2_cold = i != 1;
+        c->seed = i == 0 ? UINT64_C(12345678901) : (uint64_t)i;
+        c->q_std = 1.0 / 3.0;
+        c->kv_std = 0.7;
+        c->atol = 1e-3;
+        c->rtol = 1e-2;
+        c->max_rel_l2 = 5e-3;
+
+        mb_case_result_t *r = &x->res[i];
+        r->c = c;
+        r->status = (mb_case_status_t)i;
+        snprintf(r->kernel, sizeof r->kernel, "mla_fp8_sm90");
+        for (int s = 0; s < NSAMP; s++) x->samples[i][s] = 10.0 + i + sqrt(s + 2.0);
+        /* 15 significant digits do not read back as this double: cJSON's own printing would lose it. */
+        x->samples[i][NSAMP - 1] = 88.30992237586058;
+        if (i == 2) {
+            snprintf(r->error, sizeof r->error, "plan: out of device memory");
+            for (int s = 0; s < MB_NSTAGES; s++) r->stage_median_us[s] = -1.0;
+            continue;
+        }
+        r->splits_max = i ? 4 : 8;
+        r->units = 132 + i;
+        r->ctas = 132;
+        r->slots = 64;
+        r->reduces = 12;
+        r->plan_built = i == 0;
+        r->check = (mb_check_t){0.001953125, 1.234567890123e-4, 0.99999993, 4 * 16 * 512, i ? 17 : 0, 0,
+                                0.0625, 2.5e-2, 0.9996, i == 0};
+        r->samples_us = x->samples[i];
+        r->n_samples = NSAMP;
+        r->time = (mb_stats_t){NSAMP, 10.5 + i, 10.4 + i, 10.0 + i, 11.0 + i, 0.123456789, 0.00312};
+        r->stop_reason = i ? "max_runs" : "target_rse";
+        r->stage_median_us[MB_STAGE_QCAST] = i ? 1.5 : -1.0;
+        r->stage_median_us[MB_STAGE_DECODE] = i ? 8.25 : -1.0;
+        r->stage_median_us[MB_STAGE_COMBINE] = i ? 0.75 : -1.0;
+        r->host_wall_us = 25.125;
+        r->bytes = 1.23456789e9;
+        r->tbps = 3.1415926535;
+        r->pct_copy = 78.5;
+    }
+    mb_env_t *e = &x->rep.env;
+    snprintf(e->tool_version, sizeof e->tool_version, "0.3.1");
+    snprintf(e->git_commit, sizeof e->git_commit, "abcdef0");
+    snprintf(e->date, sizeof e->date, "2025-01-02T03:04:05Z");
+    snprintf(e->vendor, sizeof e->vendor, "nvidia");
+    snprintf(e->device, sizeof e->device, "NVIDIA H200");
+    snprintf(e->arch, sizeof e->arch, "sm_90a");
+    snprintf(e->fp8_flavour, sizeof e->fp8_flavour, "e4m3fn");
+    e->sm_count = 132;
+    e->driver_version = 12040;
+    e->runtime_version = 12040;
+    e->l2_bytes = 52428800;
+    e->mem_bytes = 150e9;
+    e->copy_tbps = 4.0123;
+    e->launch_floor_us = 2.0625;
+    x->rep.config = &x->cfg;
+    x->rep.results = x->res;
+    x->rep.n_results = NCASES;
+}
+
+static void tpath(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/%s", tdir, name);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = malloc(1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (buf) buf[n] = '\0';
+    if (len) *len = n;
+    return buf;
+}
+
+static void spit(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Files whose name starts with '.' in dir: what a failed or interrupted atomic write would leave. */
+static int hidden_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+static int same_double(double a, double b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
+
+static void check_case_equal(const mb_case_result_t *a, const mb_case_result_t *b)
+{
+    const mb_case_t *ca = a->c, *cb = b->c;
+    CHECKF(!strcmp(ca->name, cb->name), "%s vs %s", ca->name, cb->name);
+    CHECK(ca->file && cb->file && !strcmp(ca->file, cb->file));
+    CHECK(ca->index == cb->index && ca->batch == cb->batch && ca->q_len == cb->q_len);
+    CHECK(ca->heads == cb->heads && ca->causal == cb->causal && ca->splits == cb->splits);
+    CHECK(ca->mode == cb->mode && ca->l2_cold == cb->l2_cold && ca->seed == cb->seed);
+    CHECK(!strcmp(ca->kv_desc, cb->kv_desc));
+    for (int i = 0; i < ca->batch; i++) CHECK(ca->kv_lens[i] == cb->kv_lens[i]);
+    CHECK(ca->q_std == cb->q_std && ca->kv_std == cb->kv_std);
+    CHECK(ca->atol == cb->atol && ca->rtol == cb->rtol && ca->max_rel_l2 == cb->max_rel_l2);
+    CHECK(a->status == b->status && !strcmp(a->error, b->error) && !strcmp(a->kernel, b->kernel));
+    CHECK(a->splits_max == b->splits_max && a->units == b->units && a->ctas == b->ctas);
+    CHECK(a->slots == b->slots && a->reduces == b->reduces && a->plan_built == b->plan_built);
+    const mb_check_t *ka = &a->check, *kb = &b->check;
+    CHECK(ka->max_abs == kb->max_abs && ka->rel_l2 == kb->rel_l2 && ka->cosine == kb->cosine);
+    CHECK(ka->n_total == kb->n_total && ka->n_outside == kb->n_outside && ka->n_nonfinite == kb->n_nonfinite);
+    CHECK(ka->fid_max_abs == kb->fid_max_abs && ka->fid_rel_l2 == kb->fid_rel_l2);
+    CHECK(ka->fid_cosine == kb->fid_cosine && ka->pass == kb->pass);
+    const mb_stats_t *ta = &a->time, *tb = &b->time;
+    CHECK(ta->n == tb->n && ta->median == tb->median && ta->mean == tb->mean && ta->min == tb->min);
+    CHECK(ta->max == tb->max && ta->stddev == tb->stddev && ta->rse == tb->rse);
+    CHECK(a->n_samples == b->n_samples);
+    for (int i = 0; i < a->n_samples && i < b->n_samples; i++)
+        CHECKF(a->samples_us[i] == b->samples_us[i], "sample %d: %.17g vs %.17g", i, a->samples_us[i],
+               b->samples_us[i]);
+    CHECK((a->stop_reason == NULL) == (b->stop_reason == NULL));
+    CHECK(!a->stop_reason || !b->stop_reason || !strcmp(a->stop_reason, b->stop_reason));
+    for (int i = 0; i < MB_NSTAGES; i++) CHECK(a->stage_median_us[i] == b->stage_median_us[i]);
+    CHECK(same_double(a->host_wall_us, b->host_wall_us) && a->bytes == b->bytes);
+    CHECK(same_double(a->tbps, b->tbps) && same_double(a->pct_copy, b->pct_copy));
+}
+
+static void test_json_roundtrip(void)
+{
+    fixture_t x;
+    fixture(&x);
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "r.json");
+    CHECKF(mb_report_write_json(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    mb_report_t back;
+    CHECKF(mb_report_read_json(path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(!memcmp(&back.env, &x.rep.env, sizeof back.env));
+    CHECK(back.interrupted == 0 && back.n_results == NCASES);
+    CHECK(back.config && back.config->n_cases == NCASES);
+    CHECK(back.config && back.config->path && !strcmp(back.config->path, x.cfg.path));
+    /* The config text went in as JSON, so it comes back reprinted but equal as JSON. */
+    cJSON *a = cJSON_Parse(x.cfg.text), *b = back.config ? cJSON_Parse(back.config->text) : NULL;
+    CHECK(a && b && cJSON_Compare(a, b, 1));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    for (int i = 0; i < back.n_results && i < NCASES; i++) check_case_equal(&x.res[i], &back.results[i]);
+    mb_report_free_read(&back);
+    CHECK(hidden_files(tdir) == 0);
+}
+
+static void test_json_fields(void)
+{
+    fixture_t x;
+    fixture(&x);
+    x.rep.interrupted = 1;
+    x.res[0].check.cosine = NAN;
+    x.res[1].tbps = INFINITY;
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "f.json");
+    CHECKF(mb_report_write_json(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    char *text = slurp(path, NULL);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    CHECK(root != NULL);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(root, "interrupted")));
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema")), MB_RESULT_SCHEMA));
+    const cJSON *cases = cJSON_GetObjectItem(root, "cases");
+    const cJSON *c0 = cJSON_GetArrayItem(cases, 0), *c1 = cJSON_GetArrayItem(cases, 1);
+    const cJSON *c2 = cJSON_GetArrayItem(cases, 2);
+    CHECK(cJSON_GetArraySize(cases) == NCASES);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(c0, "check"), "cosine")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(c1, "tbps")));
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c0, "splits_requested")), "auto"));
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(c1, "splits_requested")) == 4);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(c0, "stages_median_us"), "decode")));
+    CHECK(!cJSON_HasObjectItem(c0, "error") && cJSON_HasObjectItem(c2, "error"));
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c2, "status")), "error"));
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(c1, "kv_lens")) == 4);
+    CHECK(strstr(text, "\"seed\":\t12345678901") != NULL);
+    CHECK(cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "text")));
+    cJSON_Delete(root);
+    free(text);
+
+    mb_report_t back;
+    CHECKF(mb_report_read_json(path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.interrupted == 1);
+    CHECK(back.n_results == NCASES && isnan(back.results[0].check.cosine) && isnan(back.results[1].tbps));
+    mb_report_free_read(&back);
+}
+
+static void test_json_config_not_json(void)
+{
+    fixture_t x;
+    fixture(&x);
+    static char text[] = "not { json";
+    x.cfg.text = text;
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "t.json");
+    CHECKF(mb_report_write_json(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    mb_report_t back;
+    CHECKF(mb_report_read_json(path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.config && back.config->text && !strcmp(back.config->text, text));
+    mb_report_free_read(&back);
+}
+
+static void test_json_reader_rejects(void)
+{
+    char path[128], err[512];
+    mb_report_t back;
+    tpath(path, sizeof path, "bad.json");
+
+    spit(path, "{\"schema\": \"mla-bench/result/0\", \"cases\": []}");
+    CHECK(mb_report_read_json(path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, path) && strstr(err, "schema") && strstr(err, "mla-bench/result/0"), "%s", err);
+    CHECK(back.results == NULL && back.config == NULL);
+
+    spit(path, "[1, 2]");
+    CHECK(mb_report_read_json(path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, path) && strstr(err, "schema"), "%s", err);
+
+    spit(path, "{\n\"schema\": \n oops}");
+    CHECK(mb_report_read_json(path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, path) && strstr(err, ":3: not valid JSON"), "%s", err);
+
+    /* A valid env and one case missing almost everything: the message names the JSON path. */
+    fixture_t x;
+    fixture(&x);
+    x.rep.n_results = 0;
+    CHECKF(mb_report_write_json(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    char *text = slurp(path, NULL);
+    cJSON *root = cJSON_Parse(text);
+    cJSON *kase = cJSON_CreateObject();
+    cJSON_AddStringToObject(kase, "name", "x");
+    cJSON_AddItemToArray(cJSON_GetObjectItem(root, "cases"), kase);
+    char *edited = cJSON_Print(root);
+    spit(path, edited);
+    CHECK(mb_report_read_json(path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, path) && strstr(err, "cases[0].file: missing"), "%s", err);
+    CHECK(back.results == NULL && back.config == NULL);
+    free(edited);
+    cJSON_Delete(root);
+    free(text);
+
+    tpath(path, sizeof path, "missing.json");
+    CHECK(mb_report_read_json(path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, path) && strstr(err, "No such file"), "%s", err);
+}
+
+/* RFC 4180 reader for the test: fields of every record, as a flat array with nf per record. */
+static int csv_parse(const char *s, char fields[][160], int maxf, int *nrec)
+{
+    int nf = 0;
+    size_t o = 0;
+    *nrec = 0;
+    while (*s && nf < maxf) {
+        if (*s == '"') {
+            for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+                if (*s == '"') s++;
+                fields[nf][o++] = *s;
+            }
+            if (*s) s++;
+        }
+        for (; *s && *s != ',' && *s != '\n'; s++) fields[nf][o++] = *s;
+        fields[nf++][o] = '\0';
+        o = 0;
+        if (*s == '\n' || !*s) (*nrec)++;
+        if (*s) s++;
+    }
+    return nf;
+}
+
+static void test_csv(void)
+{
+    fixture_t x;
+    fixture(&x);
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "r.csv");
+    CHECKF(mb_report_write_csv(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    char *text = slurp(path, NULL);
+    static char f[200][160];
+    int nrec = 0, nf = text ? csv_parse(text, f, 200, &nrec) : 0;
+    enum { NC = 27 };
+    CHECKF(nrec == 1 + NCASES && nf == NC * (1 + NCASES), "records %d fields %d", nrec, nf);
+    CHECK(!strcmp(f[0], "name") && !strcmp(f[9], "median_us") && !strcmp(f[NC - 1], "status"));
+    CHECK(!strcmp(f[NC], "b4, \"long\" kv"));
+    CHECK(strstr(text, "\"b4, \"\"long\"\" kv\",") != NULL);
+    CHECK(!strcmp(f[NC + 3], "1024") && !strcmp(f[NC + 5], "8a") && !strcmp(f[NC + 6], "graph"));
+    CHECK(strtod(f[NC + 9], NULL) == 10.5 && strtod(f[NC + 18], NULL) == 3.1415926535);
+    CHECK(!strcmp(f[2 * NC + 3], "uniform[1,4096]") && !strcmp(f[2 * NC + 5], "4"));
+    CHECK(!strcmp(f[NC + 25], "built") && !strcmp(f[2 * NC + 25], "cached"));
+    CHECK(!strcmp(f[NC + 26], "pass") && !strcmp(f[2 * NC + 26], "fail"));
+    /* The error case measured nothing: empty fields, and its splits are the request. */
+    CHECK(!strcmp(f[3 * NC + 26], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
+    free(text);
+}
+
+static void test_markdown(void)
+{
+    fixture_t x;
+    fixture(&x);
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "r.md");
+    CHECKF(mb_report_write_md(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    char *text = slurp(path, NULL);
+    CHECK(text && strstr(text, "# mla-bench results") && strstr(text, "NVIDIA H200"));
+    CHECK(text && strstr(text, "2025-01-02T03:04:05Z") && strstr(text, "0.3.1") && strstr(text, "abcdef0"));
+    CHECK(text && strstr(text, "configs/smoke.json") && strstr(text, "4.01 TB/s") && strstr(text, "e4m3fn"));
+    CHECK(text && !strchr(text, '\033'));
+    CHECK(text && strstr(text, "| graph\\|hot "));
+    CHECK(text && strstr(text, "cases: 1 pass, 1 fail, 1 error"));
+    int rows = 0, header = 0, delim = 0;
+    for (char *l = text ? strtok(text, "\n") : NULL; l; l = strtok(NULL, "\n")) {
+        if (!strncmp(l, "| case", 6)) header++;
+        else if (!strncmp(l, "| ---", 5)) delim++;
+        else if (*l == '|') rows++;
+    }
+    CHECK(header == 1 && delim == 1 && rows == NCASES);
+    free(text);
+}
+
+/* Byte offset of display column col in s (UTF-8), or NULL past the end. */
+static const char *at_column(const char *s, int col)
+{
+    for (; *s; s++) {
+        if (((unsigned char)*s & 0xC0) == 0x80) continue;
+        if (col-- == 0) return s;
+    }
+    return NULL;
+}
+
+static int column_of(const char *s, const char *p)
+{
+    int col = 0;
+    for (; s < p; s++) col += ((unsigned char)*s & 0xC0) != 0x80;
+    return col;
+}
+
+/* The text right-aligned to end at display column end, with a blank before it. */
+static int cell_ends(const char *line, int end, const char *text)
+{
+    int w = (int)strlen(text);
+    const char *p = at_column(line, end - w);
+    return p && p[-1] == ' ' && !strncmp(p, text, (size_t)w) && p[w] == ' ';
+}
+
+static char *console(const mb_report_t *r, int color)
+{
+    FILE *f = tmpfile();
+    if (!f) return NULL;
+    mb_report_print(f, r, color);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (buf) buf[got] = '\0';
+    return buf;
+}
+
+static void test_console_aligned(void)
+{
+    fixture_t x;
+    fixture(&x);
+    char *out = console(&x.rep, 0);
+    CHECK(out && !strchr(out, '\033'));
+    if (!out) return;
+    char *lines[8] = {0};
+    int n = 0;
+    for (char *l = strtok(out, "\n"); l && n < 8; l = strtok(NULL, "\n")) lines[n++] = l;
+    CHECK(n >= 2 + NCASES);
+    int check = column_of(lines[0], strstr(lines[0], "check"));
+    int plan = column_of(lines[0], strstr(lines[0], "plan"));
+    int median_end = column_of(lines[0], strstr(lines[0], "median µs")) + 9;
+    for (int i = 1; i < 2 + NCASES && i < n; i++) {
+        const char *p = at_column(lines[i], check), *q = at_column(lines[i], plan);
+        const char *m = at_column(lines[i], median_end);
+        CHECKF(p && (i == 1 ? *p == '-' : !strncmp(p, "PASS", 4) || !strncmp(p, "FAIL", 4) ||
+                     !strncmp(p, "ERROR", 5)), "line %d: %s", i, lines[i]);
+        CHECKF(p && p[-1] == ' ' && p[-2] == ' ', "line %d", i);
+        CHECKF(q && strchr("-bc", *q) && q[-1] == ' ', "line %d", i);
+        /* Right-aligned numbers end where their title ends. */
+        CHECKF(m && *m == ' ' && m[-1] != ' ', "line %d: %s", i, lines[i]);
+    }
+    int splits_end = column_of(lines[0], strstr(lines[0], "splits")) + 6;
+    CHECK(n > 4 && cell_ends(lines[2], splits_end, "8a") && cell_ends(lines[3], splits_end, "4"));
+    CHECK(n > 4 && cell_ends(lines[4], splits_end, "auto"));
+    free(out);
+    /* strtok cut the first copy into lines; the summary checks want it whole. */
+    char *full = console(&x.rep, 0);
+    CHECK(full && strstr(full, "cases: 1 pass, 1 fail, 1 error"));
+    CHECK(full && strstr(full, "ERROR broken: plan: out of device memory"));
+    CHECK(full && strstr(full, "NVIDIA H200") && strstr(full, "4.01 TB/s") && strstr(full, "2.06 µs"));
+    CHECK(full && !strstr(full, "interrupted") && !strstr(full, " passed, "));
+    CHECK(full && strstr(full, "0.3%") && strstr(full, "1.2e-04") && strstr(full, "built"));
+    free(full);
+}
+
+static void test_console_color_and_interrupt(void)
+{
+    fixture_t x;
+    fixture(&x);
+    x.rep.interrupted = 1;
+    x.rep.n_results = 2;
+    char *out = console(&x.rep, 1);
+    CHECK(out && strstr(out, "\033[32mPASS\033[0m") && strstr(out, "\033[31mFAIL\033[0m"));
+    CHECK(out && strstr(out, "interrupted") && strstr(out, "cases: 1 pass, 1 fail, 0 error"));
+    free(out);
+}
+
+static void test_atomic_write(void)
+{
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "atomic.txt");
+    CHECKF(mb_write_file_atomic(path, "first", 5, err, sizeof err) == 0, "%s", err);
+    CHECKF(mb_write_file_atomic(path, "second", 6, err, sizeof err) == 0, "%s", err);
+    size_t len = 0;
+    char *text = slurp(path, &len);
+    CHECK(text && len == 6 && !memcmp(text, "second", 6));
+    free(text);
+    CHECK(hidden_files(tdir) == 0);
+
+    /* A directory that cannot exist: its parent is a regular file. */
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/sub/x.txt", path);
+    err[0] = '\0';
+    CHECK(mb_write_file_atomic(bad, "x", 1, err, sizeof err) == -1);
+    CHECKF(strstr(err, bad) && strstr(err, "Not a directory"), "%s", err);
+    CHECK(hidden_files(tdir) == 0);
+
+    tpath(bad, sizeof bad, "dir/");
+    CHECK(mb_write_file_atomic(bad, "x", 1, err, sizeof err) == -1 && strstr(err, bad));
+    unlink(path);
+}
+
+/* Renaming onto a directory fails after the temp file was written: it must be removed. */
+static void test_atomic_write_rename_fails(void)
+{
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "adir");
+    CHECK(mkdir(path, 0700) == 0);
+    CHECK(mb_write_file_atomic(path, "x", 1, err, sizeof err) == -1);
+    CHECKF(strstr(err, path) != NULL, "%s", err);
+    CHECK(hidden_files(tdir) == 0);
+    rmdir(path);
+}
+
+static void test_write_all(void)
+{
+    fixture_t x;
+    fixture(&x);
+    char dir[128], path[160], sub[192], err[512] = "";
+    tpath(dir, sizeof dir, "out/nested");
+    CHECKF(mb_report_write_all(&x.rep, dir, "run1", err, sizeof err) == 0, "%s", err);
+    static const char *const ext[3] = {"json", "md", "csv"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/run1.%s", dir, ext[i]);
+        struct stat st;
+        CHECKF(stat(path, &st) == 0 && st.st_size > 0, "%s", path);
+        unlink(path);
+    }
+    CHECK(hidden_files(dir) == 0);
+    rmdir(dir);
+    tpath(dir, sizeof dir, "out");
+    rmdir(dir);
+
+    tpath(path, sizeof path, "plainfile");
+    spit(path, "x");
+    snprintf(sub, sizeof sub, "%s/sub", path);
+    CHECK(mb_report_write_all(&x.rep, sub, "run1", err, sizeof err) == -1);
+    CHECKF(strstr(err, sub) != NULL, "%s", err);
+    CHECK(mb_report_write_all(&x.rep, path, "run1", err, sizeof err) == -1);
+    CHECKF(strstr(err, path) && strstr(err, "Not a directory"), "%s", err);
+    unlink(path);
+}
+
+static int have_numpy(void)
+{
+    static int have = -1;
+    if (have < 0) have = system("python3 -c 'import numpy' >/dev/null 2>&1") == 0;
+    return have;
+}
+
+/* Loads path with numpy and runs the assertion expr on the array a. */
+static int numpy_agrees(const char *path, const char *expr)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "python3 -c 'import numpy as np, sys; a = np.load(sys.argv[1]); "
+             "sys.exit(0 if (%s) else 1)' '%s'", expr, path);
+    return system(cmd) == 0;
+}
+
+/* Checks the layout numpy relies on and returns the data that follows the header. */
+static const unsigned char *npy_data(const unsigned char *b, size_t len, const char *dict)
+{
+    size_t hlen = b[8] | (size_t)b[9] << 8;
+    CHECK(len >= 10 && !memcmp(b, "\x93NUMPY\x01\x00", 8));
+    CHECKF((10 + hlen) % 64 == 0, "header %zu", 10 + hlen);
+    CHECK(10 + hlen <= len && b[10 + hlen - 1] == '\n');
+    CHECKF(!strncmp((const char *)b + 10, dict, strlen(dict)), "%.*s", (int)hlen, b + 10);
+    for (size_t i = 10 + strlen(dict); i + 1 < 10 + hlen; i++) CHECK(b[i] == ' ');
+    return b + 10 + hlen;
+}
+
+static void test_npy(void)
+{
+    char path[128], err[512] = "";
+    size_t len = 0;
+    const float f[6] = {0.5f, -1.25f, 3.0f, 1e-3f, 65504.0f, -0.0f};
+    const int32_t k[5] = {1, -2, 300000, INT32_MIN, 7};
+    const uint8_t u = 0xab;
+
+    tpath(path, sizeof path, "a.npy");
+    CHECKF(mb_npy_write(path, "<f4", (const int64_t[]){2, 3}, 2, f, err, sizeof err) == 0, "%s", err);
+    unsigned char *b = (unsigned char *)slurp(path, &len);
+    const unsigned char *d = npy_data(b, len, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }");
+    CHECK(d + sizeof f == b + len && !memcmp(d, f, sizeof f));
+    free(b);
+    if (have_numpy())
+        CHECK(numpy_agrees(path, "a.dtype == np.float32 and a.shape == (2, 3) and "
+                                 "a.ravel().tolist() == [0.5, -1.25, 3.0, float(np.float32(1e-3)), 65504.0, 0.0]"));
+
+    tpath(path, sizeof path, "b.npy");
+    CHECKF(mb_npy_write(path, "<i4", (const int64_t[]){5}, 1, k, err, sizeof err) == 0, "%s", err);
+    b = (unsigned char *)slurp(path, &len);
+    d = npy_data(b, len, "{'descr': '<i4', 'fortran_order': False, 'shape': (5,), }");
+    CHECK(d + sizeof k == b + len && !memcmp(d, k, sizeof k));
+    free(b);
+    if (have_numpy())
+        CHECK(numpy_agrees(path, "a.dtype == np.int32 and a.tolist() == [1, -2, 300000, -2**31, 7]"));
+
+    tpath(path, sizeof path, "c.npy");
+    CHECKF(mb_npy_write(path, "|u1", NULL, 0, &u, err, sizeof err) == 0, "%s", err);
+    b = (unsigned char *)slurp(path, &len);
+    d = npy_data(b, len, "{'descr': '|u1', 'fortran_order': False, 'shape': (), }");
+    CHECK(d + 1 == b + len && *d == 0xab);
+    free(b);
+    if (have_numpy()) CHECK(numpy_agrees(path, "a.dtype == np.uint8 and a.shape == () and a == 0xab"));
+
+    tpath(path, sizeof path, "e.npy");
+    CHECKF(mb_npy_write(path, "<u2", (const int64_t[]){0, 4}, 2, NULL, err, sizeof err) == 0, "%s", err);
+    b = (unsigned char *)slurp(path, &len);
+    d = npy_data(b, len, "{'descr': '<u2', 'fortran_order': False, 'shape': (0, 4), }");
+    CHECK(d == b + len);
+    free(b);
+    if (have_numpy()) CHECK(numpy_agrees(path, "a.dtype == np.uint16 and a.shape == (0, 4)"));
+    CHECK(hidden_files(tdir) == 0);
+}
+
+static void test_npy_rejects(void)
+{
+    char path[128], err[512];
+    const float f = 1.0f;
+    static const char *const bad[] = {"f4", "<f", "<fx", "<f 4", "<4f", "<f123456"};
+    tpath(path, sizeof path, "bad.npy");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        CHECKF(mb_npy_write(path, bad[i], NULL, 0, &f, err, sizeof err) == -1, "%s", bad[i]);
+        CHECKF(strstr(err, path) && strstr(err, "dtype"), "%s", err);
+    }
+    CHECK(mb_npy_write(path, "<f4", (const int64_t[]){1, 1, 1, 1, 1}, 5, &f, err, sizeof err) == -1);
+    CHECK(mb_npy_write(path, "<f4", (const int64_t[]){2, -1}, 2, &f, err, sizeof err) == -1);
+    CHECK(mb_npy_write(path, "<f4", (const int64_t[]){INT64_MAX, 4}, 2, &f, err, sizeof err) == -1);
+    CHECK(mb_npy_write(path, "<f4", (const int64_t[]){2}, 1, NULL, err, sizeof err) == -1);
+    CHECK(access(path, F_OK) != 0 && hidden_files(tdir) == 0);
+}
+
+/* Removes the scratch directory, including whatever a failed test left behind. */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char path[512];
+    for (struct dirent *e; (e = readdir(d));) {
+        struct stat st;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!lstat(path, &st) && S_ISDIR(st.st_mode)) remove_tree(path);
+        else unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+void suite_report(void)
+{
+    snprintf(tdir, sizeof tdir, "/tmp/mb-report-XXXXXX");
+    if (!mkdtemp(tdir)) {
+        perror("suite_report: mkdtemp");
+        unit_failed++;
+        return;
+    }
+    RUN(test_json_roundtrip);
+    RUN(test_json_fields);
+    RUN(test_json_config_not_json);
+    RUN(test_json_reader_rejects);
+    RUN(test_csv);
+    RUN(test_markdown);
+    RUN(test_console_aligned);
+    RUN(test_console_color_and_interrupt);
+    RUN(test_atomic_write);
+    RUN(test_atomic_write_rename_fails);
+    RUN(test_write_all);
+    RUN(test_npy);
+    RUN(test_npy_rejects);
+    remove_tree(tdir);
+}
