@@ -30,9 +30,9 @@ int mb_check_case(mb_ws_t *ws, mb_gpu_t *g, mb_check_t *chk, uint16_t **host_out
     if (!out || !ref || !src) { snprintf(err, errlen, "out of host memory for the check"); goto fail; }
     GPU_CHECK(hipMemcpyAsync(out, ws->out, ws->n_out * 2, hipMemcpyDeviceToHost, g->stream));
     if (run_reference(ws, g, 1, ref, err, errlen) || run_reference(ws, g, 0, src, err, errlen)) goto fail;
-    mb_metrics(out, ref, ws->n_out, c->atol, c->rtol, &k);
-    mb_metrics(out, src, ws->n_out, c->atol, c->rtol, &f);
-    chk->max_abs = k.max_abs; chk->rel_l2 = k.rel_l2; chk->cosine = k.cosine;
+    mb_metrics(out, ref, ws->n_out, MB_DV, c->atol, c->rtol, &k);
+    mb_metrics(out, src, ws->n_out, MB_DV, c->atol, c->rtol, &f);
+    chk->max_abs = k.max_abs; chk->rel_l2 = k.rel_l2; chk->cosine = k.cosine; chk->row_rel_l2 = k.row_rel_l2;
     chk->n_total = ws->n_out; chk->n_outside = k.n_outside; chk->n_nonfinite = k.n_nonfinite;
     chk->fid_max_abs = f.max_abs; chk->fid_rel_l2 = f.rel_l2; chk->fid_cosine = f.cosine;
     chk->pass = mb_metrics_pass(&k, c->max_rel_l2);

@@ -197,7 +197,7 @@ static int levenshtein(const char *a, const char *b)
             int del = prev[j] + 1, ins = cur[j - 1] + 1;
             cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
         }
-        memcpy(prev, cur, sizeof prev);
+        memcpy(prev, cur, sizeof *cur * (lb + 1));
     }
     return prev[lb];
 }
@@ -228,6 +228,11 @@ static int check_keys(ctx_t *x, const cJSON *obj, const char *path, const char *
         seen |= 1ul << k;
     }
     return 0;
+}
+
+static int has(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key) != NULL;
 }
 
 static int int_in(const cJSON *it, double lo, double hi)
@@ -401,7 +406,7 @@ static int check_entry(ctx_t *x, const cJSON *obj, const char *prefix)
         const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, CASE_KEYS[f]);
         if (it) rc = check_field(x, f, it, prefix);
     }
-    if (!rc && cJSON_HasObjectItem(obj, "kv_len") && cJSON_HasObjectItem(obj, "kv_lens"))
+    if (!rc && has(obj, "kv_len") && has(obj, "kv_lens"))
         rc = fail(x, "%s: give kv_len or kv_lens, not both", prefix);
     return rc;
 }
@@ -436,7 +441,7 @@ static int resolve(ctx_t *x, const cJSON *defaults, const cJSON *entry, const ch
         s->item[f] = own ? own : cJSON_GetObjectItemCaseSensitive(defaults, CASE_KEYS[f]);
         s->prefix[f] = own ? prefix : "defaults";
     }
-    if (cJSON_HasObjectItem(entry, "kv_len") || cJSON_HasObjectItem(entry, "kv_lens")) {
+    if (has(entry, "kv_len") || has(entry, "kv_lens")) {
         s->item[F_KV_LEN] = cJSON_GetObjectItemCaseSensitive(entry, "kv_len");
         s->item[F_KV_LENS] = cJSON_GetObjectItemCaseSensitive(entry, "kv_lens");
         s->prefix[F_KV_LEN] = s->prefix[F_KV_LENS] = prefix;

@@ -39,13 +39,14 @@ typedef struct mb_config {
     int n_cases;
 } mb_config_t;
 
-/* Both return 0 on success, else 2 (the usage/config exit code) with a one-line message in err. */
+/* Both return 0 on success, else 2 (the usage/config exit code) with a one-line message in err; cfg
+ * is then left empty (freeing it is still safe). */
 int mb_config_load(const char *path, mb_config_t *cfg, char *err, size_t errlen);
 int mb_config_parse(const char *path, const char *text, mb_config_t *cfg, char *err, size_t errlen);
 void mb_config_free(mb_config_t *cfg);
 
 const char *mb_mode_name(mb_mode_t m);
-/* Sum of kv_lens and batch * q_len, for sizing. */
+/* Sum of kv_lens: the KV tokens a case reads, for sizing (its query rows are batch * q_len). */
 int64_t mb_case_total_kv(const mb_case_t *c);
 
 #endif

@@ -6,13 +6,18 @@
 
 typedef struct mb_metrics {
     double max_abs, rel_l2, cosine;
+    double row_rel_l2;         /* the worst row's relative L2 error */
     int64_t n_outside, n_nonfinite;
 } mb_metrics_t;
 
-/* out: bf16 bits; ref: fp32. An element is outside when |o - r| > atol + rtol |r|; a non-finite
- * output counts as outside and non-finite, and then rel_l2 and cosine are NaN (never a pass). */
-void mb_metrics(const uint16_t *out, const float *ref, int64_t n, double atol, double rtol, mb_metrics_t *m);
-/* PASS: every element finite and inside the tolerances, and relative L2 error <= max_rel_l2. */
+/* out: bf16 bits; ref: fp32; n elements in rows of row_len. An element is outside when |o - r| >
+ * atol + rtol |r|; a non-finite output counts as outside and non-finite, and then the L2 metrics
+ * and cosine are NaN (never a pass). Each row is one attention result (one query, one head): a bug
+ * that touches a few rows (one token of one batch counted twice) is diluted in the whole tensor's
+ * relative L2 but not in the worst row's. */
+void mb_metrics(const uint16_t *out, const float *ref, int64_t n, int row_len, double atol, double rtol,
+                mb_metrics_t *m);
+/* PASS: every element finite and inside the tolerances, and every row's relative L2 <= max_rel_l2. */
 int mb_metrics_pass(const mb_metrics_t *m, double max_rel_l2);
 
 #endif

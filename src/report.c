@@ -22,7 +22,7 @@ typedef char row_t[NCOL][CELL];
 static const struct { const char *title; int right; } cols[NCOL] = {
     {"case", 0}, {"batch", 1}, {"q_len", 1}, {"kv", 0}, {"heads", 1}, {"splits", 1}, {"mode", 0},
     {"kernel", 0}, {"median µs", 1}, {"±%", 1}, {"min µs", 1}, {"n", 1}, {"TB/s", 1}, {"% copy", 1},
-    {"host µs", 1}, {"rel L2", 1}, {"fp8 rel L2", 1}, {"plan", 0}, {"check", 0},
+    {"host µs", 1}, {"err (row)", 1}, {"fp8 err", 1}, {"plan", 0}, {"check", 0},
 };
 
 const char *mb_status_name(mb_case_status_t s)
@@ -92,7 +92,7 @@ static void fill_row(row_t row, const mb_case_result_t *cr, int md)
     cell_num(row[COL_TBPS], "%.2f", cr->tbps, timed);
     cell_num(row[COL_PCT], "%.1f", cr->pct_copy, timed);
     cell_num(row[COL_HOST], "%.2f", cr->host_wall_us, timed);
-    cell_num(row[COL_REL], "%.1e", cr->check.rel_l2, checked);
+    cell_num(row[COL_REL], "%.1e", cr->check.row_rel_l2, checked);
     cell_num(row[COL_FID], "%.1e", cr->check.fid_rel_l2, checked);
     snprintf(row[COL_PLAN], CELL, "%s", !planned ? "-" : cr->plan_built ? "built" : "cached");
     snprintf(row[COL_CHECK], CELL, "%s",

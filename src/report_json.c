@@ -102,6 +102,7 @@ static void json_check(jb_t *b, cJSON *o, const mb_case_result_t *cr)
     cJSON *ck = put(b, o, "check", cJSON_CreateObject());
     put_num(b, ck, "max_abs", k->max_abs);
     put_num(b, ck, "rel_l2", k->rel_l2);
+    put_num(b, ck, "row_rel_l2", k->row_rel_l2);
     put_num(b, ck, "cosine", k->cosine);
     put_num(b, ck, "n_total", (double)k->n_total);
     put_num(b, ck, "n_outside", (double)k->n_outside);
@@ -376,6 +377,7 @@ static void read_check(rd_t *r, const cJSON *o, const char *w, mb_case_t *c, mb_
     const cJSON *ck = rd_obj(r, o, w, "check");
     k->max_abs = rd_num(r, ck, w2, "max_abs");
     k->rel_l2 = rd_num(r, ck, w2, "rel_l2");
+    k->row_rel_l2 = rd_num(r, ck, w2, "row_rel_l2");
     k->cosine = rd_num(r, ck, w2, "cosine");
     k->n_total = rd_count(r, ck, w2, "n_total");
     k->n_outside = rd_count(r, ck, w2, "n_outside");

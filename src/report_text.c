@@ -108,6 +108,7 @@ static void csv_row(FILE *f, const mb_case_result_t *cr)
     csv_num(f, cr->pct_copy, timed);
     csv_num(f, k->max_abs, checked);
     csv_num(f, k->rel_l2, checked);
+    csv_num(f, k->row_rel_l2, checked);
     csv_num(f, k->cosine, checked);
     csv_num(f, (double)k->n_outside, checked);
     csv_num(f, k->fid_rel_l2, checked);
@@ -119,7 +120,7 @@ static void csv_row(FILE *f, const mb_case_result_t *cr)
 static void csv_body(FILE *f, const mb_report_t *r)
 {
     fputs("name,batch,q_len,kv,heads,splits,mode,l2,kernel,median_us,mean_us,min_us,max_us,stddev_us,rse,n,"
-          "host_wall_us,bytes,tbps,pct_copy,max_abs,rel_l2,cosine,n_outside,fid_rel_l2,plan,status\n", f);
+          "host_wall_us,bytes,tbps,pct_copy,max_abs,rel_l2,row_rel_l2,cosine,n_outside,fid_rel_l2,plan,status\n", f);
     for (int i = 0; i < r->n_results; i++) csv_row(f, &r->results[i]);
 }
 

@@ -16,6 +16,7 @@ typedef struct mb_stats {
 typedef struct mb_check {
     /* kernel error: path output vs the reference fed the same fp8 inputs; gates PASS/FAIL */
     double max_abs, rel_l2, cosine;
+    double row_rel_l2;         /* worst output row (one query, one head); gated by max_rel_l2 */
     int64_t n_total, n_outside, n_nonfinite;
     /* fp8 fidelity: path output vs the reference fed the bf16 sources; reported, never gated */
     double fid_max_abs, fid_rel_l2, fid_cosine;

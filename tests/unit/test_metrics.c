@@ -23,7 +23,7 @@ static void bf16_rounding_passes(void)
 {
     mb_metrics_t m;
     make(0.0);
-    mb_metrics(out, ref, N, 1e-3, 1e-2, &m);
+    mb_metrics(out, ref, N, 512, 1e-3, 1e-2, &m);
     CHECK(mb_metrics_pass(&m, 5e-3));
     CHECK(m.rel_l2 > 0.0 && m.rel_l2 < 3e-3);      /* bf16 keeps 8 significant bits */
     CHECK(m.cosine > 0.99999 && m.n_outside == 0 && m.n_nonfinite == 0);
@@ -34,12 +34,12 @@ static void nan_and_poison_fail(void)
     mb_metrics_t m;
     make(0.0);
     out[17] = 0xffff;                               /* the poison pattern: never written */
-    mb_metrics(out, ref, N, 1.0, 1.0, &m);          /* even with absurd tolerances */
+    mb_metrics(out, ref, N, 512, 1.0, 1.0, &m);          /* even with absurd tolerances */
     CHECK(!mb_metrics_pass(&m, 1.0));
     CHECK(m.n_nonfinite == 1 && m.n_outside == 1 && isnan(m.rel_l2));
     make(0.0);
     out[0] = 0x7f80;                                /* +inf */
-    mb_metrics(out, ref, N, 1.0, 1.0, &m);
+    mb_metrics(out, ref, N, 512, 1.0, 1.0, &m);
     CHECK(!mb_metrics_pass(&m, 1.0));
 }
 
@@ -47,7 +47,7 @@ static void small_systematic_error_caught_by_rel_l2(void)
 {
     mb_metrics_t m;
     make(-0.03);                                    /* every output 3 % low, like missing tokens */
-    mb_metrics(out, ref, N, 1e-2, 1e-2, &m);        /* a loose atol hides it element by element... */
+    mb_metrics(out, ref, N, 512, 1e-2, 1e-2, &m);        /* a loose atol hides it element by element... */
     CHECK(m.n_outside == 0);
     CHECK(!mb_metrics_pass(&m, 5e-3));              /* ...relative L2 does not */
     CHECK(fabs(m.rel_l2 - 0.03) < 0.005);
@@ -58,16 +58,30 @@ static void elementwise_outlier_caught(void)
     mb_metrics_t m;
     make(0.0);
     out[100] = mb_f32_to_bf16(ref[100] + 0.01f);
-    mb_metrics(out, ref, N, 1e-3, 1e-2, &m);
+    mb_metrics(out, ref, N, 512, 1e-3, 1e-2, &m);
     CHECK(m.n_outside == 1 && !mb_metrics_pass(&m, 1.0));
     CHECK(fabs(m.max_abs - 0.01) < 1e-3);
+}
+
+/* One token of one batch counted twice moves a few rows by about 1 %: invisible in the whole tensor's
+ * relative L2 (bf16 rounding alone is about 1.7e-3), plain in the worst row's. */
+static void one_bad_row_caught_by_row_metric(void)
+{
+    mb_metrics_t m;
+    make(0.0);
+    for (int i = 1024; i < 1536; i++) out[i] = mb_f32_to_bf16(ref[i] * 1.01f);
+    mb_metrics(out, ref, N, 512, 1.0, 1.0, &m);
+    CHECK(m.rel_l2 < 5e-3);
+    CHECK(m.row_rel_l2 > 8e-3 && !mb_metrics_pass(&m, 5e-3));
+    mb_metrics(out, ref, N, N, 1.0, 1.0, &m);       /* one row: the same as the whole tensor */
+    CHECK(mb_metrics_pass(&m, 5e-3));
 }
 
 static void zero_reference(void)
 {
     mb_metrics_t m;
     for (int i = 0; i < N; i++) { ref[i] = 0.0f; out[i] = 0; }
-    mb_metrics(out, ref, N, 1e-3, 1e-2, &m);
+    mb_metrics(out, ref, N, 512, 1e-3, 1e-2, &m);
     CHECK(mb_metrics_pass(&m, 5e-3) && m.rel_l2 == 0.0 && m.cosine == 1.0);
 }
 
@@ -77,5 +91,6 @@ void suite_metrics(void)
     RUN(nan_and_poison_fail);
     RUN(small_systematic_error_caught_by_rel_l2);
     RUN(elementwise_outlier_caught);
+    RUN(one_bad_row_caught_by_row_metric);
     RUN(zero_reference);
 }
