@@ -95,7 +95,7 @@ test-gpu: $(BUILD)/mla-bench
 # ../shared/tools/hip-clang-gfx942.sh, prefix HIP_PREFIX). Proves the kernels build; runs nothing.
 HIP_PREFIX ?= /opt/trixie-hip
 HIP_CLANG  ?= $(HIP_PREFIX)/usr/lib/llvm-19/bin/clang++
-kernels-amd: $(KERNELS:%.hip=$(BUILD)/amd-$(ARCH)/%.co)
+kernels-amd: $(filter-out %_sm90.co,$(KERNELS:%.hip=$(BUILD)/amd-$(ARCH)/%.co))
 $(BUILD)/amd-$(ARCH)/%.co: %.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
 	@mkdir -p $(@D)
 	$(HIP_CLANG) -x hip -std=c++17 -O3 $(WARN) -isystem $(HIP_PREFIX)/usr/include --rocm-path=$(HIP_PREFIX)/usr \

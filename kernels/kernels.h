@@ -60,6 +60,7 @@ enum {
 
 typedef struct mb_kernel_info {
     const char *name;
+    hipError_t (*launch)(const mb_decode_args_t *a, hipStream_t s);
     int rows_per_unit;           /* most query rows (q_index x head) one unit holds */
     int kv_granularity;          /* split boundaries fall on multiples of this many tokens */
     int fp8_fnuz;                /* which fp8 flavour this build's kernels read and write */
@@ -68,6 +69,14 @@ typedef struct mb_kernel_info {
 mb_kernel_info_t mb_portable_info(void);
 /* Resident CTAs per SM of the decode kernel on this GPU (sizes the persistent grid). */
 hipError_t mb_portable_occupancy(int *ctas_per_sm);
+
+#if MB_HAVE_SM90
+/* Tensor-core decode for Hopper (mma.sync, f16 operands exact for fp8). A "CTA" of the plan is one pair
+ * of warps: *workers_per_sm such workers fit on an SM; 0 when this GPU is not Hopper. */
+mb_kernel_info_t mb_sm90_info(void);
+hipError_t mb_sm90_prepare(int *workers_per_sm);
+hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream_t s);
+#endif
 
 /* --- data generation (not timed) --- */
 hipError_t mb_launch_gen_bf16(uint16_t *dst, int64_t n, uint64_t seed, uint64_t stream, float std,

@@ -20,7 +20,7 @@ static const char help[] =
     "options:\n"
     "  --out DIR             where the tables go (default: results)\n"
     "  --dump DIR            also write each case's tensors as .npy under DIR/CASE-MODE/\n"
-    "  --kernel NAME         auto | portable (default auto: the fastest kernel this GPU runs)\n"
+    "  --kernel NAME         auto | portable | sm90 (default auto: sm90 on Hopper, else portable)\n"
     "  --quiet               no progress lines on stderr\n"
     "  --inject-fault NAME   plant a bug to prove the check catches it (tests only):\n"
     "                        drop-token | wrong-scale | split-shift\n";
@@ -190,25 +190,49 @@ static int parse_args(int argc, char **argv, run_opts_t *o, int *first_cfg)
         } else return mb_die(MB_EXIT_USAGE, "run: unknown option '%s' (see mla-bench run --help)", argv[i]);
         if (!v || !*v) return mb_die(MB_EXIT_USAGE, "run: %s needs a value", argv[i - (v != NULL)]);
     }
-    if (strcmp(o->kernel, "auto") && strcmp(o->kernel, "portable"))
-        return mb_die(MB_EXIT_USAGE, "run: --kernel: expected auto or portable, got '%s'", o->kernel);
+    if (strcmp(o->kernel, "auto") && strcmp(o->kernel, "portable") && strcmp(o->kernel, "sm90"))
+        return mb_die(MB_EXIT_USAGE, "run: --kernel: expected auto, portable or sm90, got '%s'", o->kernel);
     if (i >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
     *first_cfg = i;
+    return 0;
+}
+
+/* auto: the tensor-core kernel where this GPU runs it, else the portable one. The grid is sized from
+ * the chosen kernel's occupancy on this GPU. */
+static int select_kernel(run_ctx_t *x)
+{
+    int occ = 0;
+    hipError_t e;
+#if MB_HAVE_SM90
+    if (strcmp(x->o.kernel, "portable")) {
+        int workers = 0;
+        if ((e = mb_sm90_prepare(&workers)) != hipSuccess)
+            return mb_die(MB_EXIT_GPU, "sm90 kernel: cannot prepare it: %s", hipGetErrorString(e));
+        if (workers > 0) {
+            x->kinfo = mb_sm90_info();
+            x->max_ctas = x->g.sm_count * workers;
+            return 0;
+        }
+    }
+#endif
+    if (!strcmp(x->o.kernel, "sm90"))
+        return mb_die(MB_EXIT_USAGE, "run: --kernel sm90 needs an NVIDIA Hopper GPU (compute capability 9.x); this is %s (%s)",
+                      x->env.device, x->env.arch);
+    x->kinfo = mb_portable_info();
+    if ((e = mb_portable_occupancy(&occ)) != hipSuccess || occ < 1)
+        return mb_die(MB_EXIT_GPU, "cannot size the grid: occupancy query: %s", hipGetErrorString(e));
+    x->max_ctas = x->g.sm_count * occ;
     return 0;
 }
 
 static int open_gpu(run_ctx_t *x)
 {
     char err[512];
-    int occ = 0;
+    int rc;
     memset(&x->env, 0, sizeof x->env);
     mb_env_tool(&x->env);
     if (mb_gpu_open(&x->g, &x->env, err, sizeof err)) return mb_die(MB_EXIT_GPU, "%s", err);
-    x->kinfo = mb_portable_info();
-    hipError_t e = mb_portable_occupancy(&occ);
-    if (e != hipSuccess || occ < 1)
-        return mb_die(MB_EXIT_GPU, "cannot size the grid: occupancy query: %s", hipGetErrorString(e));
-    x->max_ctas = x->g.sm_count * occ;
+    if ((rc = select_kernel(x))) return rc;
     if (mb_gpu_measure(&x->g, &x->env, err, sizeof err)) return mb_die(MB_EXIT_GPU, "%s", err);
     return 0;
 }

@@ -30,6 +30,7 @@
 #  define hipGetLastError cudaGetLastError
 #  define hipGetDeviceCount cudaGetDeviceCount
 #  define hipSetDevice cudaSetDevice
+#  define hipGetDevice cudaGetDevice
 #  define hipDeviceProp_t struct cudaDeviceProp
 #  define hipGetDeviceProperties cudaGetDeviceProperties
 #  define hipDeviceGetAttribute cudaDeviceGetAttribute
@@ -72,6 +73,13 @@
 #  define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #  define hipFuncSetAttribute cudaFuncSetAttribute
 #  define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+#endif
+
+/* The Hopper tensor-core kernel family exists only in NVIDIA builds. */
+#if defined(MB_GPU_AMD) || defined(__HIP_PLATFORM_AMD__)
+#  define MB_HAVE_SM90 0
+#else
+#  define MB_HAVE_SM90 1
 #endif
 
 /* Physical warp width for launch bounds and tile sizes in kernels that need it (64 on CDNA/GCN). The

@@ -171,7 +171,7 @@ static int enqueue(mb_ws_t *ws, hipStream_t s, hipEvent_t *stage, char *err, siz
 {
     GPU_CHECK(mb_launch_qcast(ws->q_bf16, ws->q_fp8, ws->n_q, s));
     if (stage) GPU_CHECK(hipEventRecord(stage[0], s));
-    GPU_CHECK(mb_launch_decode_portable(&ws->dargs, s));
+    GPU_CHECK(ws->kinfo.launch(&ws->dargs, s));
     if (stage) GPU_CHECK(hipEventRecord(stage[1], s));
     GPU_CHECK(mb_launch_combine(&ws->cargs, s));
     return 0;

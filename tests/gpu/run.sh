@@ -24,23 +24,38 @@ run_expect() {  # name, expected exit code, args...
     [ "$rc" -eq "$want" ]; result "$name (exit $rc, want $want)" $? "see the table above"
 }
 
-run_expect correctness 0 --out "$TMP/c" "$HERE/correctness.json"
-n_ok=$(count_status "$TMP/c/correctness.csv" pass); n_all=$(($(wc -l < "$TMP/c/correctness.csv") - 1))
-[ "$n_all" -gt 100 ] && [ "$n_ok" -eq "$n_all" ]; result "correctness: $n_ok of $n_all cases pass" $? "not every case passed"
+# Every kernel this GPU runs: the sweep must pass, and each planted bug must fail every case.
+kernels="portable"
+# Exit 2 means this GPU cannot run sm90; any other outcome (even a failed check) puts it under test.
+"$BIN" run --quiet --kernel sm90 --out "$TMP/probe" "$HERE/../../tests/data/one-case.json" >/dev/null 2>&1
+[ $? -ne 2 ] && kernels="sm90 portable"
+echo "kernels under test: $kernels"
+for k in $kernels; do
+    run_expect "correctness-$k" 0 --kernel "$k" --out "$TMP/c-$k" "$HERE/correctness.json"
+    csv="$TMP/c-$k/correctness.csv"
+    n_ok=$(count_status "$csv" pass); n_all=$(($(wc -l < "$csv") - 1))
+    [ "$n_all" -gt 100 ] && [ "$n_ok" -eq "$n_all" ]; result "correctness ($k): $n_ok of $n_all cases pass" $? "not every case passed"
+    [ -n "${MB_KEEP_DIR:-}" ] && cp "$csv" "$MB_KEEP_DIR/correctness-$k.csv"
 
-run_expect negative-clean 0 --out "$TMP/n0" "$HERE/negative.json"
-for fault in drop-token wrong-scale split-shift; do
-    run_expect "negative-$fault" 1 --inject-fault "$fault" --out "$TMP/n-$fault" "$HERE/negative.json"
-    n_fail=$(count_status "$TMP/n-$fault/negative.csv" fail); n_all=$(($(wc -l < "$TMP/n-$fault/negative.csv") - 1))
-    [ "$n_all" -gt 0 ] && [ "$n_fail" -eq "$n_all" ]; result "$fault: the check fails $n_fail of $n_all cases" $? "a planted bug went unnoticed"
+    run_expect "negative-clean-$k" 0 --kernel "$k" --out "$TMP/n0-$k" "$HERE/negative.json"
+    for fault in drop-token wrong-scale split-shift; do
+        run_expect "negative-$fault-$k" 1 --kernel "$k" --inject-fault "$fault" --out "$TMP/n-$fault-$k" "$HERE/negative.json"
+        csv="$TMP/n-$fault-$k/negative.csv"
+        n_fail=$(count_status "$csv" fail); n_all=$(($(wc -l < "$csv") - 1))
+        [ "$n_all" -gt 0 ] && [ "$n_fail" -eq "$n_all" ]; result "$fault ($k): the check fails $n_fail of $n_all cases" $? "a planted bug went unnoticed"
+    done
 done
-
-# Keep the sweep's table when asked (the device script collects it), for the tolerance evidence.
-[ -n "${MB_KEEP_DIR:-}" ] && cp "$TMP/c/correctness.csv" "$MB_KEEP_DIR/"
+cp -r "$TMP/c-portable" "$TMP/c"
 
 for ext in json md csv; do
     [ -s "$TMP/c/correctness.$ext" ]; result "table written: correctness.$ext" $? "missing"
 done
+
+# Ctrl-C mid-run: exit 130, and the tables of the cases that finished are written and say so.
+"$BIN" run --quiet --out "$TMP/int" "$HERE/../../configs/mixed-mla.json" > "$TMP/int.log" 2>&1 &
+pid=$!; sleep 8; kill -INT "$pid"; wait "$pid"; rc=$?
+[ "$rc" -eq 130 ] && grep -Eq '"interrupted": *true' "$TMP/int/mixed-mla.json" && [ "$(wc -l < "$TMP/int/mixed-mla.csv")" -ge 2 ]
+result "Ctrl-C: exit $rc (want 130), finished cases written, marked interrupted" $? "$(tail -n 3 "$TMP/int.log")"
 
 # A dumped case re-checked by an independent implementation (numpy), if numpy is there.
 run_expect dump 0 --out "$TMP/d" --dump "$TMP/dump" "$HERE/../../configs/smoke.json"
