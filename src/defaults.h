@@ -17,7 +17,7 @@
 #define MB_DEF_MAX_RUNS     2000
 #define MB_DEF_TARGET_RSE   0.005
 #define MB_DEF_MAX_SECONDS  2.0
-#define MB_DEF_ATOL         1e-3
+#define MB_DEF_ATOL         1e-2     /* x the RMS of the reference row */
 #define MB_DEF_RTOL         1e-2
 #define MB_DEF_MAX_REL_L2   5e-3
 

@@ -8,22 +8,24 @@ static double rel(double dd, double rr) { return rr > 0.0 ? sqrt(dd / rr) : sqrt
 void mb_metrics(const uint16_t *out, const float *ref, int64_t n, int row_len, double atol, double rtol,
                 mb_metrics_t *m)
 {
-    double dd = 0.0, rr = 0.0, oo = 0.0, or_ = 0.0, row_dd = 0.0, row_rr = 0.0;
+    double dd = 0.0, rr = 0.0, oo = 0.0, or_ = 0.0;
     memset(m, 0, sizeof *m);
-    for (int64_t i = 0; i < n; i++) {
-        double o = mb_bf16_to_f32(out[i]), r = ref[i], d = fabs(o - r);
-        if (!isfinite(o) || !isfinite(r)) { m->n_nonfinite++; m->n_outside++; }
-        else {
+    for (int64_t r0 = 0; r0 < n; r0 += row_len) {
+        int64_t r1 = r0 + row_len < n ? r0 + row_len : n;
+        double row_rr = 0.0, row_dd = 0.0;
+        for (int64_t i = r0; i < r1; i++) if (isfinite(ref[i])) row_rr += (double)ref[i] * ref[i];
+        double abs_tol = atol * sqrt(row_rr / (double)(r1 - r0));
+        for (int64_t i = r0; i < r1; i++) {
+            double o = mb_bf16_to_f32(out[i]), r = ref[i], d = fabs(o - r);
+            if (!isfinite(o) || !isfinite(r)) { m->n_nonfinite++; m->n_outside++; continue; }
             if (d > m->max_abs) m->max_abs = d;
-            if (d > atol + rtol * fabs(r)) m->n_outside++;
-            dd += d * d; rr += r * r; oo += o * o; or_ += o * r;
-            row_dd += d * d; row_rr += r * r;
+            if (d > abs_tol + rtol * fabs(r)) m->n_outside++;
+            dd += d * d; oo += o * o; or_ += o * r;
+            row_dd += d * d;
         }
-        if ((i + 1) % row_len == 0 || i + 1 == n) {
-            double e = rel(row_dd, row_rr);
-            if (e > m->row_rel_l2) m->row_rel_l2 = e;
-            row_dd = row_rr = 0.0;
-        }
+        rr += row_rr;
+        double e = rel(row_dd, row_rr);
+        if (e > m->row_rel_l2) m->row_rel_l2 = e;
     }
     m->rel_l2 = m->n_nonfinite ? NAN : rel(dd, rr);
     if (m->n_nonfinite) m->row_rel_l2 = NAN;

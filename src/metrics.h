@@ -11,7 +11,8 @@ typedef struct mb_metrics {
 } mb_metrics_t;
 
 /* out: bf16 bits; ref: fp32; n elements in rows of row_len. An element is outside when |o - r| >
- * atol + rtol |r|; a non-finite output counts as outside and non-finite, and then the L2 metrics
+ * atol * rms(its reference row) + rtol |r|: the absolute part is in units of the row's own scale,
+ * because an output's rounding noise scales with the values it averages (kv_std), not with 1; a non-finite output counts as outside and non-finite, and then the L2 metrics
  * and cosine are NaN (never a pass). Each row is one attention result (one query, one head): a bug
  * that touches a few rows (one token of one batch counted twice) is diluted in the whole tensor's
  * relative L2 but not in the worst row's. */

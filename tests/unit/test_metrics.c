@@ -47,7 +47,7 @@ static void small_systematic_error_caught_by_rel_l2(void)
 {
     mb_metrics_t m;
     make(-0.03);                                    /* every output 3 % low, like missing tokens */
-    mb_metrics(out, ref, N, 512, 1e-2, 1e-2, &m);        /* a loose atol hides it element by element... */
+    mb_metrics(out, ref, N, 512, 1.0, 5e-2, &m);         /* loose element tolerances hide it... */
     CHECK(m.n_outside == 0);
     CHECK(!mb_metrics_pass(&m, 5e-3));              /* ...relative L2 does not */
     CHECK(fabs(m.rel_l2 - 0.03) < 0.005);
@@ -77,6 +77,23 @@ static void one_bad_row_caught_by_row_metric(void)
     CHECK(mb_metrics_pass(&m, 5e-3));
 }
 
+/* The absolute tolerance follows the row's scale: the same relative error passes at any kv_std. */
+static void atol_is_relative_to_row_scale(void)
+{
+    mb_metrics_t m;
+    for (double scale = 1e-3; scale <= 1e3; scale *= 10) {
+        for (int i = 0; i < N; i++) {
+            ref[i] = (float)(scale * mb_rng_normal(9, 0, (uint64_t)i));
+            out[i] = mb_f32_to_bf16(ref[i] + (float)(scale * 1e-3));   /* 0.1 % of the row's scale */
+        }
+        mb_metrics(out, ref, N, 512, 1e-2, 1e-2, &m);
+        CHECKF(m.n_outside == 0, "scale %g: %lld outside", scale, (long long)m.n_outside);
+        out[5] = mb_f32_to_bf16(ref[5] + (float)(scale * 0.5));          /* half the row's scale */
+        mb_metrics(out, ref, N, 512, 1e-2, 1e-2, &m);
+        CHECKF(m.n_outside == 1, "scale %g: %lld outside", scale, (long long)m.n_outside);
+    }
+}
+
 static void zero_reference(void)
 {
     mb_metrics_t m;
@@ -92,5 +109,6 @@ void suite_metrics(void)
     RUN(small_systematic_error_caught_by_rel_l2);
     RUN(elementwise_outlier_caught);
     RUN(one_bad_row_caught_by_row_metric);
+    RUN(atol_is_relative_to_row_scale);
     RUN(zero_reference);
 }
