@@ -54,7 +54,7 @@ done
 # Ctrl-C mid-run: exit 130, and the tables of the cases that finished are written and say so.
 "$BIN" run --quiet --out "$TMP/int" "$HERE/../../configs/mixed-mla.json" > "$TMP/int.log" 2>&1 &
 pid=$!; sleep 8; kill -INT "$pid"; wait "$pid"; rc=$?
-[ "$rc" -eq 130 ] && grep -Eq '"interrupted": *true' "$TMP/int/mixed-mla.json" && [ "$(wc -l < "$TMP/int/mixed-mla.csv")" -ge 2 ]
+[ "$rc" -eq 130 ] && grep -Eq '"interrupted":[[:space:]]*true' "$TMP/int/mixed-mla.json" && [ "$(wc -l < "$TMP/int/mixed-mla.csv")" -ge 2 ]
 result "Ctrl-C: exit $rc (want 130), finished cases written, marked interrupted" $? "$(tail -n 3 "$TMP/int.log")"
 
 # A dumped case re-checked by an independent implementation (numpy), if numpy is there.
