@@ -239,7 +239,6 @@ __device__ static void unit_run(s9_pair &sm, const mb_decode_args_t &a, const mb
 
 __global__ void __launch_bounds__(S9_THREADS, 1) decode_sm90_kernel(mb_decode_args_t a)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
     extern __shared__ __align__(16) uint8_t smem[];
     const int pair = threadIdx.x / 64, pl = threadIdx.x % 64;
     const int worker = blockIdx.x * S9_PAIRS + pair;
@@ -247,7 +246,6 @@ __global__ void __launch_bounds__(S9_THREADS, 1) decode_sm90_kernel(mb_decode_ar
     s9_pair &sm = ((s9_pair *)smem)[pair];
     float scale_kv = a.fault == MB_FAULT_WRONG_SCALE ? 1.0f : *a.kv_scale;
     for (int w = a.work_indptr[worker]; w < a.work_indptr[worker + 1]; w++) unit_run(sm, a, a.work[w], scale_kv, pair, pl);
-#endif
 }
 
 extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
