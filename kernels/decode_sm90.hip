@@ -1,32 +1,35 @@
 /* Tensor-core split-KV decode for NVIDIA sm_89+ (built and chosen for Hopper). Same plan and ABI as the
  * portable kernel: a unit is up to 16 query rows of one batch over a KV range.
  *
- * A CTA holds 3 independent "pairs" of warps; each pair is one plan worker and walks its own unit list.
+ * A CTA holds 4 independent "pairs" of warps; each pair is one plan worker and walks its own unit list.
  * Both warps of a pair hold the same 16 rows; each owns half of the 512 value dims (a 16 x 256 fp32
  * accumulator is 128 registers a thread; the whole row would not fit). Both compute the same scores
  * S = Q K^T with mma.sync m16n8k16 (f16 in, f32 out): that doubles the QK^T work but needs no exchange
  * of probabilities between warps, so P goes from the S accumulators straight into the A operand of the
  * P V product, never through shared memory.
  *
- * fp8 e4m3 values are exact in f16, so the MMAs see exactly the fp8 inputs. The fp8 -> f16 conversion
- * (cvt.f16x2.e4m3x2) runs at a fraction of the MMA rate, so each KV byte is converted once per tile
- * into an f16 copy of the tile that serves both products (K = all 576 dims, V = the first 512, read
- * transposed by ldmatrix.trans), and Q once per unit. */
+ * fp8 e4m3 values are exact in f16, so the MMAs see exactly the fp8 inputs; one cvt.f16x2.e4m3x2
+ * converts two at a time. The k dimension of a dot product can be walked in any order as long as both
+ * operands agree, so each thread loads 4 consecutive fp8 bytes (one 32-bit shared load) and uses them
+ * as the fragment's k pairs (2t, 2t+1) and (2t+8, 2t+9). For P V the k dimension is tokens: the score
+ * columns are assigned to tokens in the matching order (pi below), so the same trick reads V from a
+ * transposed copy of the tile (V^T, built once per tile by the pair). */
 #include "common.h"
 
 #if MB_HAVE_SM90
 #include <cuda_fp8.h>
 
-#define S9_PAIRS 3
+#define S9_PAIRS 4
 #define S9_THREADS (S9_PAIRS * 64)
 #define S9_ROWS 16
 #define S9_TILE 32
-#define S9_HS 1168             /* f16 row stride, bytes: 292 words, so ldmatrix's 8 rows hit 32 banks */
+#define S9_KS 592              /* raw KV/Q row stride, bytes: 16-byte aligned for cp.async */
+#define S9_VS 48               /* V^T row stride, bytes: 12 words, so a fragment's 8 rows x 4 words hit 32 banks */
 
 struct s9_pair {
-    uint8_t raw[S9_TILE * MB_DK];      /* the fp8 tile as cp.async lands it */
-    uint8_t kvh[S9_TILE * S9_HS];      /* the tile in f16 */
-    uint8_t qh[S9_ROWS * S9_HS];       /* the unit's Q rows in f16 */
+    uint8_t kv[S9_TILE * S9_KS];
+    uint8_t vt[MB_DV * S9_VS];
+    uint8_t q[S9_ROWS * S9_KS];
 };
 
 __device__ __forceinline__ void cp16(void *dst, const void *src, bool valid)
@@ -59,56 +62,53 @@ __device__ __forceinline__ void mma(float c[4], uint32_t a0, uint32_t a1, uint32
                  : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-__device__ __forceinline__ void ldsm_x4(uint32_t r[4], const void *p)
-{
-    unsigned s = (unsigned)__cvta_generic_to_shared(p);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
-}
-
-__device__ __forceinline__ void ldsm_x4_t(uint32_t r[4], const void *p)
-{
-    unsigned s = (unsigned)__cvta_generic_to_shared(p);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
-}
-
-/* 4 fp8 -> 4 f16 (8 bytes). */
-__device__ __forceinline__ uint2 f8x4_to_h4(uint32_t x) { return make_uint2(h2(x & 0xffff), h2(x >> 16)); }
+/* Token (within a tile) of score column n of 8-column block j: columns 2t, 2t+1 of blocks 2m and 2m+1
+ * are tokens 16m + 4t + {0, 1} and 16m + 4t + {2, 3}, the order the P V fragments read V^T in. */
+__device__ __forceinline__ int pi_token(int j, int n) { return 16 * (j / 2) + 4 * (n / 2) + (n % 2) + 2 * (j % 2); }
 
 __device__ static void load_tile(s9_pair &sm, const uint8_t *kv, int t0, int t1, int pl)
 {
     for (int i = pl; i < S9_TILE * (MB_DK / 16); i += 64) {
-        int t = i / (MB_DK / 16);
+        int t = i / (MB_DK / 16), c = i % (MB_DK / 16);
         bool ok = t0 + t < t1;
-        cp16(&sm.raw[i * 16], ok ? kv + (int64_t)t0 * MB_DK + i * 16 : kv, ok);
+        cp16(&sm.kv[t * S9_KS + c * 16], ok ? kv + (int64_t)(t0 + t) * MB_DK + c * 16 : kv, ok);
     }
     cp_commit();
 }
 
-__device__ static void convert_tile(s9_pair &sm, int pl)
+/* V^T[d][token] from the raw tile, 4 x 4 bytes at a time through byte permutes. */
+__device__ static void transpose_v(s9_pair &sm, int pl)
 {
-    for (int i = pl; i < S9_TILE * (MB_DK / 4); i += 64) {
-        int t = i / (MB_DK / 4), w = i % (MB_DK / 4);
-        *(uint2 *)&sm.kvh[t * S9_HS + 8 * w] = f8x4_to_h4(*(const uint32_t *)&sm.raw[4 * i]);
+    for (int i = pl; i < (MB_DV / 4) * (S9_TILE / 4); i += 64) {
+        int q = i % (S9_TILE / 4), w = i / (S9_TILE / 4);
+        uint32_t x0 = *(const uint32_t *)&sm.kv[(4 * q + 0) * S9_KS + 4 * w];
+        uint32_t x1 = *(const uint32_t *)&sm.kv[(4 * q + 1) * S9_KS + 4 * w];
+        uint32_t x2 = *(const uint32_t *)&sm.kv[(4 * q + 2) * S9_KS + 4 * w];
+        uint32_t x3 = *(const uint32_t *)&sm.kv[(4 * q + 3) * S9_KS + 4 * w];
+        uint32_t lo01 = __byte_perm(x0, x1, 0x5140), lo23 = __byte_perm(x2, x3, 0x5140);
+        uint32_t hi01 = __byte_perm(x0, x1, 0x7362), hi23 = __byte_perm(x2, x3, 0x7362);
+        *(uint32_t *)&sm.vt[(4 * w + 0) * S9_VS + 4 * q] = __byte_perm(lo01, lo23, 0x5410);
+        *(uint32_t *)&sm.vt[(4 * w + 1) * S9_VS + 4 * q] = __byte_perm(lo01, lo23, 0x7632);
+        *(uint32_t *)&sm.vt[(4 * w + 2) * S9_VS + 4 * q] = __byte_perm(hi01, hi23, 0x5410);
+        *(uint32_t *)&sm.vt[(4 * w + 3) * S9_VS + 4 * q] = __byte_perm(hi01, hi23, 0x7632);
     }
 }
 
-/* S (16 rows x 32 tokens) = Q K^T over 576 dims; column c of 8-column block j is token 8j + c. */
+/* S (16 rows x 32 tokens) = Q K^T over 576 dims. */
 __device__ static void scores(const s9_pair &sm, int lane, float s[4][4])
 {
-    const int m = lane / 8, r = lane % 8;
+    int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int j = 0; j < 4; j++) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
 #pragma unroll 4
     for (int kb = 0; kb < MB_DK / 16; kb++) {
-        uint32_t a[4], b[4];
-        ldsm_x4(a, &sm.qh[(r + 8 * (m % 2)) * S9_HS + 2 * (16 * kb + 8 * (m / 2))]);
+        uint32_t qa = *(const uint32_t *)&sm.q[g * S9_KS + 16 * kb + 4 * t];
+        uint32_t qb = *(const uint32_t *)&sm.q[(g + 8) * S9_KS + 16 * kb + 4 * t];
+        uint32_t a0 = h2(qa & 0xffff), a1 = h2(qb & 0xffff), a2 = h2(qa >> 16), a3 = h2(qb >> 16);
 #pragma unroll
-        for (int jj = 0; jj < 2; jj++) {
-            ldsm_x4(b, &sm.kvh[(16 * jj + 8 * (m / 2) + r) * S9_HS + 2 * (16 * kb + 8 * (m % 2))]);
-            mma(s[2 * jj], a[0], a[1], a[2], a[3], b[0], b[1]);
-            mma(s[2 * jj + 1], a[0], a[1], a[2], a[3], b[2], b[3]);
+        for (int j = 0; j < 4; j++) {
+            uint32_t k = *(const uint32_t *)&sm.kv[pi_token(j, g) * S9_KS + 16 * kb + 4 * t];
+            mma(s[j], a0, a1, a2, a3, h2(k & 0xffff), h2(k >> 16));
         }
     }
 }
@@ -122,7 +122,7 @@ __device__ static void unit_run(s9_pair &sm, const mb_decode_args_t &a, const mb
     int kv_end = u.kv_end;
     if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == a.kv_indptr[u.batch + 1]) kv_end -= 1;
 
-    /* Per row: the absolute token end it may see (causal); rows past `rows` see nothing. */
+    /* Per row: the absolute token end it may see (causal), rows past `rows` see nothing. */
     int end[2];
     const int kv_len = a.kv_indptr[u.batch + 1] - a.kv_indptr[u.batch];
 #pragma unroll
@@ -132,12 +132,11 @@ __device__ static void unit_run(s9_pair &sm, const mb_decode_args_t &a, const mb
         end[h] = r < rows ? min(a.kv_indptr[u.batch] + seen, kv_end) : 0;
     }
 
-    load_tile(sm, a.kv, u.kv_begin, kv_end, pl);
-    for (int i = pl; i < S9_ROWS * (MB_DK / 4); i += 64) {
-        int r = i / (MB_DK / 4), w = i % (MB_DK / 4);
-        uint32_t x = r < rows ? *(const uint32_t *)(a.q + (qrow0 + r) * MB_DK + 4 * w) : 0u;
-        *(uint2 *)&sm.qh[r * S9_HS + 8 * w] = f8x4_to_h4(x);
+    for (int i = pl; i < S9_ROWS * (MB_DK / 16); i += 64) {
+        int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
+        cp16(&sm.q[r * S9_KS + c * 16], r < rows ? a.q + (qrow0 + r) * MB_DK + c * 16 : a.q, r < rows);
     }
+    load_tile(sm, a.kv, u.kv_begin, kv_end, pl);
 
     const float mult = a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
     float m[2] = { -INFINITY, -INFINITY }, l[2] = { 0.0f, 0.0f };
@@ -147,12 +146,12 @@ __device__ static void unit_run(s9_pair &sm, const mb_decode_args_t &a, const mb
 
     for (int t0 = u.kv_begin; t0 < kv_end; t0 += S9_TILE) {
         cp_wait_all();
-        pair_sync(pair);   /* raw tile landed; both warps are done with the previous f16 tile */
-        convert_tile(sm, pl);
-        pair_sync(pair);   /* f16 tile complete; the raw buffer is free for the next load */
-        if (t0 + S9_TILE < kv_end) load_tile(sm, a.kv, t0 + S9_TILE, kv_end, pl);
+        pair_sync(pair);
+        transpose_v(sm, pl);
         float s[4][4];
         scores(sm, lane, s);
+        pair_sync(pair);   /* V^T complete; the raw tile is free for the next load */
+        if (t0 + S9_TILE < kv_end) load_tile(sm, a.kv, t0 + S9_TILE, kv_end, pl);
 
         /* Online softmax in base 2; each row's 32 scores live in the 4 threads of a quad. */
         float mx[2] = { m[0], m[1] };
@@ -160,7 +159,7 @@ __device__ static void unit_run(s9_pair &sm, const mb_decode_args_t &a, const mb
         for (int j = 0; j < 4; j++)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                int h = e / 2, tok = t0 + 8 * j + 2 * t + (e % 2);
+                int h = e / 2, tok = t0 + pi_token(j, 2 * t + (e % 2));
                 s[j][e] = tok < end[h] ? s[j][e] * mult : -INFINITY;
                 mx[h] = fmaxf(mx[h], s[j][e]);
             }
@@ -187,19 +186,16 @@ __device__ static void unit_run(s9_pair &sm, const mb_decode_args_t &a, const mb
         for (int n = 0; n < 32; n++) {
             o[n][0] *= alpha[0]; o[n][1] *= alpha[0]; o[n][2] *= alpha[1]; o[n][3] *= alpha[1];
         }
-        /* O += P V: P's A fragments come straight from the score accumulators; V^T via ldmatrix.trans. */
-        const int mm = lane / 8, rr = lane % 8;
+        /* O += P V: P's A fragments come straight from the score accumulators. */
 #pragma unroll
         for (int kb = 0; kb < 2; kb++) {
             uint32_t a0 = pack_h2(s[2 * kb][0], s[2 * kb][1]), a1 = pack_h2(s[2 * kb][2], s[2 * kb][3]);
             uint32_t a2 = pack_h2(s[2 * kb + 1][0], s[2 * kb + 1][1]), a3 = pack_h2(s[2 * kb + 1][2], s[2 * kb + 1][3]);
 #pragma unroll
-            for (int n = 0; n < 32; n += 2) {
-                uint32_t b[4];
-                int dim = 8 * (half * 32 + n) + 8 * (mm / 2);
-                ldsm_x4_t(b, &sm.kvh[(16 * kb + 8 * (mm % 2) + rr) * S9_HS + 2 * dim]);
-                mma(o[n], a0, a1, a2, a3, b[0], b[1]);
-                mma(o[n + 1], a0, a1, a2, a3, b[2], b[3]);
+            for (int n = 0; n < 32; n++) {
+                int d = (half * 32 + n) * 8 + g;
+                uint32_t v = *(const uint32_t *)&sm.vt[d * S9_VS + 16 * kb + 4 * t];
+                mma(o[n], a0, a1, a2, a3, h2(v & 0xffff), h2(v >> 16));
             }
         }
     }

@@ -6,23 +6,34 @@ static int ceil_div(int64_t a, int64_t b) { return (int)((a + b - 1) / b); }
 
 int64_t mb_unit_cost(const mb_work_t *u) { return (int64_t)(u->kv_end - u->kv_begin) + MB_UNIT_OVERHEAD; }
 
-/* Split until the units fill the GPU's resident CTAs once, but never below AUTO_MIN_SPLIT tokens a
- * split: a split also writes rows_per_unit x 512 fp32 partials and costs a combine, which only pays
- * when it buys parallelism. Sized from the mean length; each batch is clamped to its own length. */
+/* "auto": the split count whose plan finishes first under the plan's own cost model. B batches of G row
+ * groups split s ways make B*G*s units of about L/s tokens; spread over W workers, the busiest holds
+ * ceil(B*G*s / W) of them. So the critical path is ceil(B*G*s / W) * (L/s + unit overhead), plus one
+ * more overhead for the combine when s > 1; the smallest wins, ties going to fewer splits. Splits never
+ * go below AUTO_MIN_SPLIT tokens (a split writes rows x 512 fp32 partials, which only pays when it buys
+ * parallelism) nor past AUTO_MAX_SPLITS. Sized from the mean length; each batch is clamped to its own
+ * length. Counting whole waves matters: 416 units on 396 workers take two rounds, 384 take one. */
 #define AUTO_MIN_SPLIT 128
 #define AUTO_MAX_SPLITS 64
 
+static int split_chunk(int len, int splits, int gran);
+
 int mb_auto_splits(const mb_plan_params_t *p)
 {
-    if (p->batch < 1 || p->rows_per_unit < 1 || !p->kv_lens) return 1;
+    if (p->batch < 1 || p->rows_per_unit < 1 || p->kv_granularity < 1 || p->max_ctas < 1 || !p->kv_lens) return 1;
     int64_t sum = 0;
     for (int b = 0; b < p->batch; b++) sum += p->kv_lens[b];
-    int groups = ceil_div((int64_t)p->q_len * p->heads, p->rows_per_unit);
-    int want = ceil_div(p->max_ctas, (int64_t)p->batch * groups);
-    int cap = (int)(sum / p->batch / AUTO_MIN_SPLIT);
-    if (want > cap) want = cap;
-    if (want > AUTO_MAX_SPLITS) want = AUTO_MAX_SPLITS;
-    return want < 1 ? 1 : want;
+    int mean = (int)(sum / p->batch);
+    int64_t base = (int64_t)p->batch * ceil_div((int64_t)p->q_len * p->heads, p->rows_per_unit);
+    int best = 1;
+    int64_t best_cost = INT64_MAX;
+    for (int s = 1; s <= AUTO_MAX_SPLITS; s++) {
+        if (s > 1 && mean / s < AUTO_MIN_SPLIT) break;
+        int64_t waves = (base * s + p->max_ctas - 1) / p->max_ctas;
+        int64_t cost = waves * (split_chunk(mean, s, p->kv_granularity) + MB_UNIT_OVERHEAD) + (s > 1 ? MB_UNIT_OVERHEAD : 0);
+        if (cost < best_cost) { best_cost = cost; best = s; }
+    }
+    return best;
 }
 
 /* Boundaries fall on multiples of the granularity; chunks are equal but for the last, and a split
@@ -74,21 +85,41 @@ static void fill_units(const mb_plan_params_t *p, mb_plan_t *pl, int splits, int
     }
 }
 
-/* Contiguous CTA lists: unit u goes to CTA floor(midpoint of its cost interval / mean), a monotone map,
- * so no CTA holds more than the mean plus one unit. CTAs left empty by a long unit are dropped. */
-static void assign_ctas(mb_plan_t *pl, int max_ctas)
+/* Greedy contiguous packing under a capacity: how many workers it needs. */
+static int pack_count(const mb_plan_t *pl, int64_t cap)
 {
-    int64_t total = 0;
-    for (int u = 0; u < pl->num_units; u++) total += mb_unit_cost(&pl->work[u]);
-    int n = pl->num_units < max_ctas ? pl->num_units : max_ctas;
-    int64_t prefix = 0;
-    int cta = -1, last = -1;
+    int n = 1;
+    int64_t load = 0;
     for (int u = 0; u < pl->num_units; u++) {
         int64_t w = mb_unit_cost(&pl->work[u]);
-        int c = (int)(((prefix + w / 2) * (int64_t)n) / total);
-        if (c >= n) c = n - 1;
-        if (c != last) { pl->work_indptr[++cta] = u; last = c; }
-        prefix += w;
+        if (load + w > cap && load > 0) { n++; load = 0; }
+        load += w;
+    }
+    return n;
+}
+
+/* Contiguous CTA lists with the smallest possible busiest CTA: binary search on the capacity, greedy
+ * packing for each (the classic linear-partition problem). The optimum never exceeds the mean plus one
+ * unit, since cutting at the mean's multiples achieves that. */
+static void assign_ctas(mb_plan_t *pl, int max_ctas)
+{
+    int64_t lo = 0, hi = 0;
+    for (int u = 0; u < pl->num_units; u++) {
+        int64_t w = mb_unit_cost(&pl->work[u]);
+        if (w > lo) lo = w;
+        hi += w;
+    }
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (pack_count(pl, mid) <= max_ctas) hi = mid; else lo = mid + 1;
+    }
+    int cta = 0;
+    int64_t load = 0;
+    pl->work_indptr[0] = 0;
+    for (int u = 0; u < pl->num_units; u++) {
+        int64_t w = mb_unit_cost(&pl->work[u]);
+        if (load + w > lo && load > 0) { pl->work_indptr[++cta] = u; load = 0; }
+        load += w;
     }
     pl->num_ctas = cta + 1;
     pl->work_indptr[pl->num_ctas] = pl->num_units;
