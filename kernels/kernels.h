@@ -55,7 +55,8 @@ enum {
     MB_FAULT_NONE = 0,
     MB_FAULT_DROP_TOKEN = 1,   /* decode skips the last KV token of every unit that ends a batch */
     MB_FAULT_WRONG_SCALE = 2,  /* decode ignores the KV scale (uses 1.0) */
-    MB_FAULT_SPLIT_SHIFT = 3   /* host side: the first split boundary moves one token (plan.c) */
+    MB_FAULT_SPLIT_SHIFT = 3,  /* host side: the first split boundary moves one token (plan.c) */
+    MB_FAULT_EXTRA_PASS = 4    /* a slowdown, not a bug: one extra read of the whole KV cache a call */
 };
 
 typedef struct mb_kernel_info {
@@ -111,6 +112,8 @@ hipError_t mb_launch_reference(const mb_ref_args_t *a, hipStream_t s);
  * has queued the measured work (nvbench's trick): the events then time GPU work, not submission. */
 hipError_t mb_launch_spin(uint64_t cycles, hipStream_t s);
 hipError_t mb_launch_empty(hipStream_t s);
+/* Reads n bytes (n a multiple of 16) and folds them into *sink: the planted slowdown of the A/B test. */
+hipError_t mb_launch_read_all(const uint8_t *p, int64_t n, uint32_t *sink, hipStream_t s);
 
 #ifdef __cplusplus
 }

@@ -6,10 +6,9 @@
 static int run_reference(mb_ws_t *ws, mb_gpu_t *g, int fp8_inputs, float *host, char *err, size_t errlen)
 {
     const mb_case_t *c = ws->c;
-    const mb_plan_t *p = &ws->pe->plan;
     mb_ref_args_t a = { fp8_inputs ? ws->q_fp8 : NULL, ws->q_bf16, fp8_inputs ? ws->kv_fp8 : NULL, ws->kv_bf16,
-                        1.0f, ws->kv_scale, (float)(1.0 / sqrt((double)MB_DK)), ws->pe->d_qo, ws->pe->d_kv,
-                        c->batch, p->total_q, c->q_len, c->heads, c->causal, ws->ref };
+                        1.0f, ws->kv_scale, (float)(1.0 / sqrt((double)MB_DK)), ws->d_qo, ws->d_kv,
+                        c->batch, (int)ws->total_q, c->q_len, c->heads, c->causal, ws->ref };
     GPU_CHECK(hipMemsetAsync(ws->ref, 0xff, ws->n_out * 4, g->stream));
     GPU_CHECK(mb_launch_reference(&a, g->stream));
     GPU_CHECK(hipMemcpyAsync(host, ws->ref, ws->n_out * 4, hipMemcpyDeviceToHost, g->stream));
@@ -19,30 +18,37 @@ fail:
     return 4;
 }
 
-int mb_check_case(mb_ws_t *ws, mb_gpu_t *g, mb_check_t *chk, uint16_t **host_out, float **host_ref,
-                  float **host_ref_src, char *err, size_t errlen)
+int mb_reference(mb_ws_t *ws, mb_gpu_t *g, float **ref, float **src, char *err, size_t errlen)
+{
+    *ref = malloc(ws->n_out * 4);
+    *src = malloc(ws->n_out * 4);
+    if (*ref && *src && !run_reference(ws, g, 1, *ref, err, errlen) && !run_reference(ws, g, 0, *src, err, errlen))
+        return 0;
+    if (!*ref || !*src) snprintf(err, errlen, "out of host memory for the reference");
+    free(*ref);
+    free(*src);
+    *ref = *src = NULL;
+    return 4;
+}
+
+int mb_check_output(mb_ws_t *ws, mb_gpu_t *g, const float *ref, const float *src, mb_check_t *chk,
+                    uint16_t **host_out, char *err, size_t errlen)
 {
     const mb_case_t *c = ws->c;
     uint16_t *out = malloc(ws->n_out * 2);
-    float *ref = malloc(ws->n_out * 4), *src = malloc(ws->n_out * 4);
     mb_metrics_t k, f;
-    int rc = 4;
-    if (!out || !ref || !src) { snprintf(err, errlen, "out of host memory for the check"); goto fail; }
+    if (!out) { snprintf(err, errlen, "out of host memory for the check"); return 4; }
     GPU_CHECK(hipMemcpyAsync(out, ws->out, ws->n_out * 2, hipMemcpyDeviceToHost, g->stream));
-    if (run_reference(ws, g, 1, ref, err, errlen) || run_reference(ws, g, 0, src, err, errlen)) goto fail;
+    GPU_CHECK(hipStreamSynchronize(g->stream));
     mb_metrics(out, ref, ws->n_out, MB_DV, c->atol, c->rtol, &k);
     mb_metrics(out, src, ws->n_out, MB_DV, c->atol, c->rtol, &f);
     chk->max_abs = k.max_abs; chk->rel_l2 = k.rel_l2; chk->cosine = k.cosine; chk->row_rel_l2 = k.row_rel_l2;
     chk->n_total = ws->n_out; chk->n_outside = k.n_outside; chk->n_nonfinite = k.n_nonfinite;
     chk->fid_max_abs = f.max_abs; chk->fid_rel_l2 = f.rel_l2; chk->fid_cosine = f.cosine;
     chk->pass = mb_metrics_pass(&k, c->max_rel_l2);
-    rc = 0;
+    if (host_out) *host_out = out; else free(out);
+    return 0;
 fail:
-    if (rc == 0 && host_out) { *host_out = out; out = NULL; }
-    if (rc == 0 && host_ref) { *host_ref = ref; ref = NULL; }
-    if (rc == 0 && host_ref_src) { *host_ref_src = src; src = NULL; }
     free(out);
-    free(ref);
-    free(src);
-    return rc;
+    return 4;
 }

@@ -266,7 +266,7 @@ static void describe(int f, char *buf, size_t n)
     case K_NUM: snprintf(buf, n, "number in %c%.17g, %.17g]", d->lo_open ? '(' : '[', d->lo, d->hi); break;
     case K_BOOL: snprintf(buf, n, "true or false"); break;
     case K_CHOICE: snprintf(buf, n, "\"%s\" or \"%s\"", d->choice[0], d->choice[1]); break;
-    case K_SPLITS: snprintf(buf, n, "\"auto\" or integer in [%.17g, %.17g]", d->lo, d->hi); break;
+    case K_SPLITS: snprintf(buf, n, "\"auto\", \"tuned\" or integer in [%.17g, %.17g]", d->lo, d->hi); break;
     case K_KV_LEN:
         snprintf(buf, n, "integer in [%.17g, %.17g] or {\"uniform\": [lo, hi]}", d->lo, d->hi);
         break;
@@ -353,6 +353,7 @@ static int parse_value(ctx_t *x, int f, const cJSON *it, const char *path, value
         break;
     case K_SPLITS:
         if (cJSON_IsString(it) && strcmp(it->valuestring, "auto") == 0) return 0;
+        if (cJSON_IsString(it) && strcmp(it->valuestring, "tuned") == 0) { out->v = MB_SPLITS_TUNED; return 0; }
         if (!int_in(it, d->lo, d->hi)) break;
         out->v = it->valuedouble;
         return 0;
@@ -545,6 +546,7 @@ static void value_text(int f, value_t v, const char *kv_desc, char *buf, size_t 
     else if (d->kind == K_BOOL) snprintf(buf, n, "%s", v.v ? "true" : "false");
     else if (d->kind == K_CHOICE) snprintf(buf, n, "%s", d->choice[(int)v.v]);
     else if (d->kind == K_SPLITS && v.v == 0) snprintf(buf, n, "auto");
+    else if (d->kind == K_SPLITS && v.v == MB_SPLITS_TUNED) snprintf(buf, n, "tuned");
     else snprintf(buf, n, "%.0f", v.v);
 }
 

@@ -8,6 +8,9 @@
 
 typedef enum { MB_MODE_EAGER = 0, MB_MODE_GRAPH = 1 } mb_mode_t;
 
+/* num_kv_splits "tuned": the best count a sweep recorded for the shape (tuning file), else "auto". */
+#define MB_SPLITS_TUNED (-1)
+
 /* Per-case limits; the config parser enforces them, the rest of the tool relies on them. */
 enum {
     MB_MAX_BATCH = 65536, MB_MAX_Q_LEN = 8, MB_MAX_HEADS = 128,
@@ -22,7 +25,7 @@ typedef struct mb_case {
     int32_t *kv_lens;          /* [batch], owned */
     char kv_desc[64];          /* how the lengths were given: "1024", "uniform[1,4096]", "list" */
     int causal;                /* 1: query i of q_len sees kv_len - (q_len - 1 - i) tokens */
-    int splits;                /* num_kv_splits: 0 = "auto", else a fixed count */
+    int splits;                /* num_kv_splits: 0 = "auto", MB_SPLITS_TUNED, else a fixed count */
     mb_mode_t mode;
     int l2_cold;               /* 1: flush L2 before every timed call */
     uint64_t seed;

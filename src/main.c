@@ -22,6 +22,7 @@ const char mb_exit_codes_help[] =
 
 static const struct { const char *name; int (*fn)(int, char **); const char *summary; } commands[] = {
     { "run", cmd_run, "run configs on the GPU: generate, check, time, write tables" },
+    { "sweep", cmd_sweep, "run each shape at several num_kv_splits: best split, tuning file" },
     { "check", cmd_check, "validate configs without a GPU" },
     { "info", cmd_info, "describe the GPU and measure its copy bandwidth and launch floor" },
 };

@@ -81,9 +81,10 @@ void mb_plan_cache_free(mb_plan_cache_t *pc)
 
 /* ---- workspace ---- */
 
-mb_plan_params_t mb_case_plan_params(const mb_case_t *c, const mb_kernel_info_t *k, int max_ctas, int fault)
+mb_plan_params_t mb_case_plan_params(const mb_case_t *c, int splits, const mb_kernel_info_t *k, int max_ctas,
+                                     int fault)
 {
-    mb_plan_params_t p = { c->batch, c->q_len, c->heads, c->kv_lens, c->splits, k->rows_per_unit,
+    mb_plan_params_t p = { c->batch, c->q_len, c->heads, c->kv_lens, splits, k->rows_per_unit,
                            k->kv_granularity, max_ctas, fault };
     return p;
 }
@@ -99,9 +100,8 @@ double mb_ws_bytes(const mb_case_t *c, const mb_plan_t *plan, const mb_kernel_in
          + plan->num_units * sizeof(mb_work_t) + 4096;
 }
 
-static int ws_alloc(mb_ws_t *ws, const mb_plan_t *p, char *err, size_t errlen)
+static int ws_alloc(mb_ws_t *ws, char *err, size_t errlen)
 {
-    size_t slots = (size_t)p->num_slots * ws->kinfo.rows_per_unit;
     GPU_CHECK(hipMalloc((void **)&ws->q_bf16, ws->n_q * 2));
     GPU_CHECK(hipMalloc((void **)&ws->q_fp8, ws->n_q));
     GPU_CHECK(hipMalloc((void **)&ws->kv_bf16, ws->n_kv * 2 + 16));
@@ -110,11 +110,29 @@ static int ws_alloc(mb_ws_t *ws, const mb_plan_t *p, char *err, size_t errlen)
     GPU_CHECK(hipMalloc((void **)&ws->ref, ws->n_out * 4));
     GPU_CHECK(hipMalloc((void **)&ws->amax, 4));
     GPU_CHECK(hipMalloc((void **)&ws->kv_scale, 4));
-    GPU_CHECK(hipMalloc((void **)&ws->partial_o, (slots ? slots : 1) * MB_DV * 4));
-    GPU_CHECK(hipMalloc((void **)&ws->partial_lse, (slots ? slots : 1) * 4));
+    GPU_CHECK(hipMalloc((void **)&ws->sink, 4));
+    GPU_CHECK(hipMalloc((void **)&ws->d_qo, sizeof(int32_t) * (ws->c->batch + 1)));
+    GPU_CHECK(hipMalloc((void **)&ws->d_kv, sizeof(int32_t) * (ws->c->batch + 1)));
     return 0;
 fail:
     return 4;
+}
+
+static int ws_indptr(mb_ws_t *ws, char *err, size_t errlen)
+{
+    const mb_case_t *c = ws->c;
+    int rc = 4;
+    int32_t *qo = malloc(sizeof(int32_t) * (c->batch + 1)), *kv = malloc(sizeof(int32_t) * (c->batch + 1));
+    if (!qo || !kv) { snprintf(err, errlen, "out of host memory"); goto fail; }
+    qo[0] = kv[0] = 0;
+    for (int b = 0; b < c->batch; b++) { qo[b + 1] = qo[b] + c->q_len; kv[b + 1] = kv[b] + c->kv_lens[b]; }
+    GPU_CHECK(hipMemcpy(ws->d_qo, qo, sizeof(int32_t) * (c->batch + 1), hipMemcpyHostToDevice));
+    GPU_CHECK(hipMemcpy(ws->d_kv, kv, sizeof(int32_t) * (c->batch + 1), hipMemcpyHostToDevice));
+    rc = 0;
+fail:
+    free(qo);
+    free(kv);
+    return rc;
 }
 
 /* Q ~ N(0, q_std) and the KV source ~ N(0, kv_std) in bf16, then the KV cache quantised with one
@@ -133,33 +151,54 @@ fail:
     return 4;
 }
 
-int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_plan_entry_t *pe,
-                 mb_gpu_t *g, int fault, char *err, size_t errlen)
+int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_gpu_t *g, int fault,
+                 char *err, size_t errlen)
 {
     memset(ws, 0, sizeof *ws);
     ws->c = c;
     ws->kinfo = *k;
-    ws->pe = pe;
+    ws->fault = fault;
+    ws->total_q = (int64_t)c->batch * c->q_len;
+    ws->total_kv = mb_case_total_kv(c);
+    ws->n_q = ws->total_q * c->heads * MB_DK;
+    ws->n_kv = ws->total_kv * MB_DK;
+    ws->n_out = ws->total_q * c->heads * MB_DV;
+    if (ws_alloc(ws, err, errlen) || ws_indptr(ws, err, errlen) || ws_generate(ws, g->stream, err, errlen)) return 4;
+    return 0;
+}
+
+int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen)
+{
     const mb_plan_t *p = &pe->plan;
-    ws->n_q = (int64_t)p->total_q * c->heads * MB_DK;
-    ws->n_kv = p->total_kv * MB_DK;
-    ws->n_out = (int64_t)p->total_q * c->heads * MB_DV;
-    if (ws_alloc(ws, p, err, errlen) || ws_generate(ws, g->stream, err, errlen)) return 4;
+    const mb_case_t *c = ws->c;
+    size_t rows = (size_t)p->num_slots * ws->kinfo.rows_per_unit;
+    if (rows > ws->partial_rows || !ws->partial_o) {
+        if (ws->partial_o) (void)hipFree(ws->partial_o);
+        if (ws->partial_lse) (void)hipFree(ws->partial_lse);
+        ws->partial_o = ws->partial_lse = NULL;
+        ws->partial_rows = rows ? rows : 1;
+        GPU_CHECK(hipMalloc((void **)&ws->partial_o, ws->partial_rows * MB_DV * 4));
+        GPU_CHECK(hipMalloc((void **)&ws->partial_lse, ws->partial_rows * 4));
+    }
+    if (ws->gexec) { (void)hipGraphExecDestroy(ws->gexec); ws->gexec = NULL; }
+    ws->pe = pe;
     mb_decode_args_t d = { ws->q_fp8, ws->kv_fp8, ws->kv_scale, 1.0f, (float)(1.0 / sqrt((double)MB_DK)),
                            pe->d_qo, pe->d_kv, pe->d_work, pe->d_work_indptr, p->num_ctas,
-                           c->heads, c->q_len, c->causal, k->rows_per_unit,
-                           ws->partial_o, ws->partial_lse, ws->out, fault };
-    mb_combine_args_t cb = { pe->d_reduce, p->num_reduce, k->rows_per_unit, c->heads, pe->d_qo,
+                           c->heads, c->q_len, c->causal, ws->kinfo.rows_per_unit,
+                           ws->partial_o, ws->partial_lse, ws->out, ws->fault };
+    mb_combine_args_t cb = { pe->d_reduce, p->num_reduce, ws->kinfo.rows_per_unit, c->heads, pe->d_qo,
                              ws->partial_o, ws->partial_lse, ws->out };
     ws->dargs = d;
     ws->cargs = cb;
     return 0;
+fail:
+    return 4;
 }
 
 void mb_ws_destroy(mb_ws_t *ws)
 {
     void *bufs[] = { ws->q_bf16, ws->kv_bf16, ws->out, ws->q_fp8, ws->kv_fp8, ws->amax, ws->kv_scale,
-                     ws->partial_o, ws->partial_lse, ws->ref };
+                     ws->partial_o, ws->partial_lse, ws->ref, ws->d_qo, ws->d_kv, ws->sink };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) (void)hipFree(bufs[i]);
     if (ws->gexec) (void)hipGraphExecDestroy(ws->gexec);
     memset(ws, 0, sizeof *ws);
@@ -170,6 +209,7 @@ void mb_ws_destroy(mb_ws_t *ws)
 static int enqueue(mb_ws_t *ws, hipStream_t s, hipEvent_t *stage, char *err, size_t errlen)
 {
     GPU_CHECK(mb_launch_qcast(ws->q_bf16, ws->q_fp8, ws->n_q, s));
+    if (ws->fault == MB_FAULT_EXTRA_PASS) GPU_CHECK(mb_launch_read_all(ws->kv_fp8, ws->n_kv, ws->sink, s));
     if (stage) GPU_CHECK(hipEventRecord(stage[0], s));
     GPU_CHECK(ws->kinfo.launch(&ws->dargs, s));
     if (stage) GPU_CHECK(hipEventRecord(stage[1], s));
@@ -209,11 +249,10 @@ fail:
 
 int mb_path_poison(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
 {
-    size_t slots = (size_t)ws->pe->plan.num_slots * ws->kinfo.rows_per_unit;
     /* 0xff bytes are NaN in bf16 and fp32 alike. */
     GPU_CHECK(hipMemsetAsync(ws->out, 0xff, ws->n_out * 2, s));
-    GPU_CHECK(hipMemsetAsync(ws->partial_o, 0xff, (slots ? slots : 1) * MB_DV * 4, s));
-    GPU_CHECK(hipMemsetAsync(ws->partial_lse, 0xff, (slots ? slots : 1) * 4, s));
+    GPU_CHECK(hipMemsetAsync(ws->partial_o, 0xff, ws->partial_rows * MB_DV * 4, s));
+    GPU_CHECK(hipMemsetAsync(ws->partial_lse, 0xff, ws->partial_rows * 4, s));
     return 0;
 fail:
     return 4;

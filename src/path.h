@@ -29,25 +29,37 @@ int mb_plan_cache_get(mb_plan_cache_t *pc, const mb_plan_params_t *p, mb_plan_en
 int mb_plan_upload(mb_plan_cache_t *pc, mb_plan_entry_t *e, int *uploaded, char *err, size_t errlen);
 void mb_plan_cache_free(mb_plan_cache_t *pc);
 
+/* A case's device state. Inputs, output and reference depend only on the case; the plan (and the
+ * partial buffers sized by it) is bound separately, so a sweep reuses one set of inputs for every
+ * split count. */
 typedef struct mb_ws {
     const mb_case_t *c;
     mb_kernel_info_t kinfo;
-    mb_plan_entry_t *pe;
+    mb_plan_entry_t *pe;       /* bound plan, NULL before mb_ws_bind_plan */
+    int fault;
+    int64_t total_q, total_kv;
     int64_t n_q, n_kv, n_out;  /* elements */
     uint16_t *q_bf16, *kv_bf16, *out;
     uint8_t *q_fp8, *kv_fp8;
     float *amax, *kv_scale, *partial_o, *partial_lse, *ref;
+    int32_t *d_qo, *d_kv;      /* the case's indptrs, for the reference */
+    uint32_t *sink;            /* MB_FAULT_EXTRA_PASS writes here */
+    size_t partial_rows;       /* capacity of the partial buffers, in rows */
     mb_decode_args_t dargs;
     mb_combine_args_t cargs;
     hipGraphExec_t gexec;
 } mb_ws_t;
 
-mb_plan_params_t mb_case_plan_params(const mb_case_t *c, const mb_kernel_info_t *k, int max_ctas, int fault);
+mb_plan_params_t mb_case_plan_params(const mb_case_t *c, int splits, const mb_kernel_info_t *k, int max_ctas,
+                                     int fault);
 /* Device bytes a case needs, with its plan (for the fit check before anything is allocated). */
 double mb_ws_bytes(const mb_case_t *c, const mb_plan_t *plan, const mb_kernel_info_t *k);
 /* Allocates and generates the case's inputs (seeded) and quantises the KV cache. 0 or 4. */
-int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_plan_entry_t *pe,
-                 mb_gpu_t *g, int fault, char *err, size_t errlen);
+int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_gpu_t *g, int fault,
+                 char *err, size_t errlen);
+/* Points the call at an uploaded plan, growing the partial buffers if it needs more; a captured graph
+ * of the previous plan is dropped. 0 or 4. */
+int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen);
 void mb_ws_destroy(mb_ws_t *ws);
 
 /* One decode call. Eager: launches each kernel; stage (may be NULL) gets events recorded after the Q

@@ -32,9 +32,9 @@ const char *mb_status_name(mb_case_status_t s)
 
 void mb_splits_text(char *buf, size_t n, const mb_case_result_t *cr)
 {
-    int autos = cr->c->splits == 0;
-    if (cr->splits_max > 0) snprintf(buf, n, "%d%s", cr->splits_max, autos ? "a" : "");
-    else if (autos) snprintf(buf, n, "auto");
+    char how = cr->splits_how ? cr->splits_how : cr->c->splits == 0 ? 'a' : 0;
+    if (cr->splits_max > 0) snprintf(buf, n, "%d%s", cr->splits_max, how == 'a' ? "a" : how == 't' ? "t" : "");
+    else if (how) snprintf(buf, n, "%s", how == 't' ? "tuned" : "auto");
     else snprintf(buf, n, "%d", cr->c->splits);
 }
 

@@ -85,7 +85,8 @@ static void json_case_def(jb_t *b, cJSON *o, const mb_case_t *c)
     cJSON *kv = put(b, o, "kv_lens", cJSON_CreateArray());
     for (int i = 0; i < c->batch && kv; i++) put(b, kv, NULL, num(c->kv_lens[i]));
     put_bool(b, o, "causal", c->causal);
-    put(b, o, "splits_requested", c->splits ? num(c->splits) : cJSON_CreateString("auto"));
+    put(b, o, "splits_requested", c->splits > 0 ? num(c->splits)
+                                  : cJSON_CreateString(c->splits == MB_SPLITS_TUNED ? "tuned" : "auto"));
     put_str(b, o, "mode", mb_mode_name(c->mode));
     put_str(b, o, "l2", c->l2_cold ? "cold" : "hot");
     /* Printed as an integer: a double would round seeds above 2^53. */
@@ -146,6 +147,8 @@ static void json_case(jb_t *b, cJSON *arr, const mb_case_result_t *cr)
     put_str(b, o, "kernel", cr->kernel);
     cJSON *plan = put(b, o, "plan", cJSON_CreateObject());
     put_num(b, plan, "splits_max", cr->splits_max);
+    put(b, plan, "splits_chosen_by", cJSON_CreateString(cr->splits_how == 't' ? "tuned" : cr->splits_how == 'a' ? "auto"
+                                                       : "config"));
     put_num(b, plan, "units", cr->units);
     put_num(b, plan, "ctas", cr->ctas);
     put_num(b, plan, "slots", cr->slots);
@@ -358,7 +361,9 @@ static void read_case_def(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
     read_kv_lens(r, o, w, c);
     c->causal = rd_bool(r, o, w, "causal");
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "splits_requested");
-    c->splits = cJSON_IsString(s) && !strcmp(s->valuestring, "auto") ? 0 : rd_int(r, o, w, "splits_requested");
+    c->splits = cJSON_IsString(s) && !strcmp(s->valuestring, "auto")    ? 0
+              : cJSON_IsString(s) && !strcmp(s->valuestring, "tuned") ? MB_SPLITS_TUNED
+                                                                     : rd_int(r, o, w, "splits_requested");
     int m = rd_choice(r, o, w, "mode", modes, 2, "expected \"eager\" or \"graph\"");
     c->mode = m == 1 ? MB_MODE_GRAPH : MB_MODE_EAGER;
     c->l2_cold = rd_choice(r, o, w, "l2", l2, 2, "expected \"cold\" or \"hot\"") == 1;
@@ -447,6 +452,9 @@ static void read_case(rd_t *r, const cJSON *o, int idx, mb_case_t *c, mb_case_re
     rd_str(r, o, w, "kernel", cr->kernel, sizeof cr->kernel);
     const cJSON *plan = rd_obj(r, o, w, "plan");
     cr->splits_max = rd_int(r, plan, wp, "splits_max");
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(plan, "splits_chosen_by");
+    cr->splits_how = cJSON_IsString(by) && !strcmp(by->valuestring, "tuned") ? 't'
+                   : cJSON_IsString(by) && !strcmp(by->valuestring, "auto")  ? 'a' : 0;
     cr->units = rd_int(r, plan, wp, "units");
     cr->ctas = rd_int(r, plan, wp, "ctas");
     cr->slots = rd_int(r, plan, wp, "slots");

@@ -32,6 +32,7 @@ typedef struct mb_case_result {
     mb_case_status_t status;
     char error[256];           /* why, when status is MB_CASE_ERROR */
     char kernel[32];
+    char splits_how;           /* 'a': chosen by "auto", 't': from the tuning file, 0: as configured */
     int splits_max;            /* most splits any batch got */
     int units, ctas, slots, reduces;
     int plan_built;            /* 1: built and uploaded for this case; 0: taken from the cache */

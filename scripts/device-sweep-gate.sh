@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Evidence for the sweep and the regression gate, in one GPU session: a split sweep of mixed-mla (with
+# its tuning file), a "tuned" run from that file, an A/A pair (the same binary twice) and an A/B pair
+# (a planted slowdown: one extra pass over the KV cache a call). Everything lands in $OUT/evidence.tar.gz.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-device-out}
+mkdir -p "$OUT/e"
+export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+B=build/mla-bench
+$B sweep --quiet --plot --splits 1,2,4,8,16,32,64 --out "$OUT/e/sweep" --tuning "$OUT/e/tuning/nvidia-h200.json" \
+    configs/mixed-mla.json 2>&1 | tee "$OUT/e/sweep.log"
+$B run --quiet --tuning "$OUT/e/tuning/nvidia-h200.json" --out "$OUT/e/tuned" configs/mixed-mla-tuned.json 2>&1 | tee "$OUT/e/tuned.log"
+$B run --quiet --out "$OUT/e/aa-1" configs/mixed-mla.json > "$OUT/e/aa-1.log" 2>&1
+$B run --quiet --out "$OUT/e/aa-2" configs/mixed-mla.json > "$OUT/e/aa-2.log" 2>&1
+$B run --quiet --inject-fault extra-kv-pass --out "$OUT/e/ab-slow" configs/mixed-mla.json 2>&1 | tee "$OUT/e/ab-slow.log"
+tar -C "$OUT" -czf "$OUT/evidence.tar.gz" e && rm -rf "$OUT/e"

@@ -1,0 +1,667 @@
+/* The regression gate: matching, verdicts, the console table and the compare JSON. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cJSON.h>
+#include "compare.h"
+#include "mwu.h"
+#include "report.h"
+
+static const char *const verdict_names[] = {"faster", "same", "slower", "regressed", "ambiguous"};
+enum { NVERDICT = sizeof verdict_names / sizeof verdict_names[0] };
+static const char *const metric_names[] = {"median", "mean", "min"};
+enum { NMETRIC = sizeof metric_names / sizeof metric_names[0] };
+
+const char *mb_verdict_name(mb_verdict_t v)
+{
+    return (unsigned)v < NVERDICT ? verdict_names[v] : "?";
+}
+
+void mb_compare_opts_default(mb_compare_opts_t *o)
+{
+    *o = (mb_compare_opts_t){5.0, 0.01, "median", 0, "baseline", "new"};
+}
+
+/* Digits with at most one '.', nothing else: strtod alone would also take " 5", "5e1", "0x5", "inf". */
+static int plain_decimal(const char *s, size_t n)
+{
+    int digits = 0, dots = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] >= '0' && s[i] <= '9') digits++;
+        else if (s[i] == '.' && !dots++) continue;
+        else return 0;
+    }
+    return digits > 0;
+}
+
+int mb_compare_parse_pct(const char *s, double *pct)
+{
+    if (!s) return -1;
+    size_t n = strlen(s);
+    if (n && s[n - 1] == '%') n--;
+    if (!plain_decimal(s, n)) return -1;
+    *pct = strtod(s, NULL);
+    return isfinite(*pct) ? 0 : -1;
+}
+
+int mb_compare_parse_alpha(const char *s, double *alpha)
+{
+    if (!s || !plain_decimal(s, strlen(s))) return -1;
+    double a = strtod(s, NULL);
+    if (!(a > 0.0 && a <= 0.5)) return -1;
+    *alpha = a;
+    return 0;
+}
+
+mb_verdict_t mb_compare_verdict(double change_pct, double p, int n_old, int n_new, double max_regression_pct,
+                                double alpha)
+{
+    if (n_old < MB_COMPARE_MIN_SAMPLES || n_new < MB_COMPARE_MIN_SAMPLES) return MB_V_AMBIGUOUS;
+    if (!isfinite(change_pct) || isnan(p)) return MB_V_AMBIGUOUS;
+    if (p >= alpha) return fabs(change_pct) <= max_regression_pct ? MB_V_SAME : MB_V_AMBIGUOUS;
+    if (change_pct > max_regression_pct) return MB_V_REGRESSED;
+    return change_pct > 0.0 ? MB_V_SLOWER : MB_V_FASTER;
+}
+
+int mb_compare_exit_code(const mb_compare_t *c)
+{
+    if (c->n_check_failed) return 1;
+    return c->n_regressed ? 3 : 0;
+}
+
+/* ---- comparing ---- */
+
+static int metric_index(const char *m)
+{
+    for (int i = 0; m && i < NMETRIC; i++)
+        if (!strcmp(m, metric_names[i])) return i;
+    return -1;
+}
+
+static double metric_of(const mb_stats_t *t, int m)
+{
+    return m == 0 ? t->median : m == 1 ? t->mean : t->min;
+}
+
+static int same_case(const mb_case_result_t *a, const mb_case_result_t *b)
+{
+    return a->c->mode == b->c->mode && !strcmp(a->c->name, b->c->name);
+}
+
+static void case_id(mb_cmp_case_t *k, const mb_case_result_t *r)
+{
+    memset(k, 0, sizeof *k);
+    snprintf(k->name, sizeof k->name, "%s", r->c->name);
+    snprintf(k->mode, sizeof k->mode, "%s", mb_mode_name(r->c->mode));
+    k->check_failed = r->status != MB_CASE_PASS;
+}
+
+static void fill_row(mb_cmp_row_t *row, const mb_case_result_t *o, const mb_case_result_t *n,
+                     const mb_compare_opts_t *opt, int metric)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->name, sizeof row->name, "%s", n->c->name);
+    snprintf(row->mode, sizeof row->mode, "%s", mb_mode_name(n->c->mode));
+    row->old_v = metric_of(&o->time, metric);
+    row->new_v = metric_of(&n->time, metric);
+    /* A case that measured nothing has zeros or nulls here: no change can be computed from them. */
+    int have = isfinite(row->old_v) && isfinite(row->new_v) && row->old_v > 0.0 && row->new_v > 0.0;
+    row->change_pct = have ? (row->new_v / row->old_v - 1.0) * 100.0 : NAN;
+    row->noise_pct = 200.0 * sqrt(o->time.rse * o->time.rse + n->time.rse * n->time.rse);
+    row->n_old = o->n_samples;
+    row->n_new = n->n_samples;
+    row->p = mb_mwu_p(o->samples_us, o->n_samples, n->samples_us, n->n_samples);
+    row->verdict = mb_compare_verdict(row->change_pct, row->p, row->n_old, row->n_new, opt->max_regression_pct,
+                                      opt->alpha);
+    row->check_failed = n->status != MB_CASE_PASS;
+}
+
+static void count_verdicts(mb_compare_t *c)
+{
+    int *slot[NVERDICT] = {&c->n_faster, &c->n_same, &c->n_slower, &c->n_regressed, &c->n_ambiguous};
+    for (int i = 0; i < c->n_rows; i++) {
+        ++*slot[c->rows[i].verdict];
+        c->n_check_failed += c->rows[i].check_failed;
+    }
+    for (int i = 0; i < c->n_added; i++) c->n_check_failed += c->added[i].check_failed;
+}
+
+/* Over the rows where both values are measured; NaN when there is none. */
+static double geomean_change(const mb_compare_t *c)
+{
+    double sum = 0.0;
+    int k = 0;
+    for (int i = 0; i < c->n_rows; i++) {
+        const mb_cmp_row_t *r = &c->rows[i];
+        if (!isfinite(r->change_pct)) continue;
+        sum += log(r->new_v / r->old_v);
+        k++;
+    }
+    return k ? (exp(sum / k) - 1.0) * 100.0 : NAN;
+}
+
+static int check_opts(const mb_compare_opts_t *o, char *err, size_t errlen)
+{
+    if (metric_index(o->metric) < 0)
+        snprintf(err, errlen, "metric: expected median, mean or min, got '%s'", o->metric ? o->metric : "");
+    else if (!(o->max_regression_pct >= 0.0 && isfinite(o->max_regression_pct)))
+        snprintf(err, errlen, "max regression: expected a percentage >= 0, got %g", o->max_regression_pct);
+    else if (!(o->alpha > 0.0 && o->alpha <= 0.5))
+        snprintf(err, errlen, "alpha: expected a value in (0, 0.5], got %g", o->alpha);
+    else
+        return 0;
+    return -1;
+}
+
+static void set_header(mb_compare_t *c, const mb_report_t *base, const mb_report_t *neu, const mb_compare_opts_t *o)
+{
+    snprintf(c->base_path, sizeof c->base_path, "%s", o->base_label ? o->base_label : "baseline");
+    snprintf(c->new_path, sizeof c->new_path, "%s", o->new_label ? o->new_label : "new");
+    snprintf(c->device, sizeof c->device, "%s", neu->env.device);
+    snprintf(c->base_device, sizeof c->base_device, "%s", base->env.device);
+    c->device_mismatch = strcmp(c->device, c->base_device) != 0;
+    snprintf(c->metric, sizeof c->metric, "%s", o->metric);
+    c->max_regression_pct = o->max_regression_pct;
+    c->alpha = o->alpha;
+}
+
+/* NEW's cases in its order, each paired with the first unpaired baseline case of the same key, so
+ * duplicated keys pair up in order instead of all landing on one baseline case. */
+static void match_cases(mb_compare_t *c, const mb_report_t *base, const mb_report_t *neu,
+                        const mb_compare_opts_t *o, int *used)
+{
+    int metric = metric_index(o->metric);
+    for (int j = 0; j < neu->n_results; j++) {
+        const mb_case_result_t *n = &neu->results[j];
+        int i = 0;
+        while (i < base->n_results && (used[i] || !same_case(&base->results[i], n))) i++;
+        if (i == base->n_results) { case_id(&c->added[c->n_added++], n); continue; }
+        used[i] = 1;
+        fill_row(&c->rows[c->n_rows++], &base->results[i], n, o, metric);
+    }
+    for (int i = 0; i < base->n_results; i++)
+        if (!used[i]) {
+            case_id(&c->missing[c->n_missing], &base->results[i]);
+            c->missing[c->n_missing++].check_failed = 0;
+        }
+}
+
+int mb_compare_reports(const mb_report_t *base, const mb_report_t *neu, const mb_compare_opts_t *o,
+                       mb_compare_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (check_opts(o, err, errlen)) return -1;
+    set_header(out, base, neu, o);
+    if (out->device_mismatch && !o->allow_device_mismatch) {
+        snprintf(err, errlen, "%s: device \"%s\" differs from the baseline's \"%s\" (%s); "
+                 "--allow-device-mismatch compares them anyway", out->new_path, out->device, out->base_device,
+                 out->base_path);
+        return -1;
+    }
+    size_t nb = (size_t)base->n_results, nn = (size_t)neu->n_results;
+    int *used = calloc(nb + 1, sizeof *used);
+    out->rows = calloc(nn + 1, sizeof *out->rows);
+    out->added = calloc(nn + 1, sizeof *out->added);
+    out->missing = calloc(nb + 1, sizeof *out->missing);
+    if (!used || !out->rows || !out->added || !out->missing) {
+        snprintf(err, errlen, "%s: %s", out->new_path, strerror(ENOMEM));
+        free(used);
+        mb_compare_free(out);
+        return -1;
+    }
+    match_cases(out, base, neu, o, used);
+    free(used);
+    if (!out->n_rows) {
+        snprintf(err, errlen, "%s and %s have no case in common (cases are matched by name and mode)",
+                 out->base_path, out->new_path);
+        mb_compare_free(out);
+        return -1;
+    }
+    count_verdicts(out);
+    out->geomean_change_pct = geomean_change(out);
+    return 0;
+}
+
+void mb_compare_free(mb_compare_t *c)
+{
+    free(c->rows);
+    free(c->added);
+    free(c->missing);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- console ---- */
+
+enum { COL_CASE, COL_MODE, COL_OLD, COL_NEW, COL_CHANGE, COL_NOISE, COL_P, COL_VERDICT, NCOL };
+enum { CELL = 160 };
+typedef char crow_t[NCOL][CELL];
+
+static const struct { const char *title; int right; } cols[NCOL] = {
+    {"case", 0}, {"mode", 0}, {"old µs", 1}, {"new µs", 1}, {"change %", 1}, {"±noise %", 1}, {"p", 1},
+    {"verdict", 0},
+};
+
+/* Terminal columns of UTF-8 text ("µ", "±" take two bytes and one column). */
+static size_t disp_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++) w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+/* A control character in a case name would break the row. */
+static void cell_text(char *cell, const char *s)
+{
+    size_t o = 0;
+    for (; *s && o + 1 < CELL; s++) cell[o++] = (unsigned char)*s < 0x20 ? ' ' : *s;
+    cell[o] = '\0';
+}
+
+static void cell_num(char *cell, const char *fmt, double v)
+{
+    if (isfinite(v)) snprintf(cell, CELL, fmt, v);
+    else snprintf(cell, CELL, "-");
+}
+
+static void cell_p(char *cell, double p)
+{
+    cell_num(cell, p >= 0.001 || !isfinite(p) ? "%.3f" : "%.1e", p);
+}
+
+static void fill_crow(crow_t row, const mb_cmp_row_t *r)
+{
+    cell_text(row[COL_CASE], r->name);
+    cell_text(row[COL_MODE], r->mode);
+    cell_num(row[COL_OLD], "%.2f", r->old_v);
+    cell_num(row[COL_NEW], "%.2f", r->new_v);
+    cell_num(row[COL_CHANGE], "%+.2f", r->change_pct);
+    cell_num(row[COL_NOISE], "%.2f", r->noise_pct);
+    cell_p(row[COL_P], r->p);
+    if (!r->check_failed) snprintf(row[COL_VERDICT], CELL, "%s", mb_verdict_name(r->verdict));
+    else if (r->n_old > 0 && r->n_new > 0) snprintf(row[COL_VERDICT], CELL, "%s, check-failed", mb_verdict_name(r->verdict));
+    else snprintf(row[COL_VERDICT], CELL, "check-failed");
+}
+
+static void fill_geomean(crow_t row, const mb_compare_t *c)
+{
+    for (int j = 0; j < NCOL; j++) row[j][0] = '\0';
+    snprintf(row[COL_CASE], CELL, "geomean");
+    cell_num(row[COL_CHANGE], "%+.2f", c->geomean_change_pct);
+}
+
+static const char *verdict_color(const mb_cmp_row_t *r)
+{
+    if (r->check_failed || r->verdict == MB_V_REGRESSED) return "\033[31m";
+    if (r->verdict == MB_V_FASTER) return "\033[32m";
+    return r->verdict == MB_V_AMBIGUOUS ? "\033[33m" : NULL;
+}
+
+static void pad(FILE *f, size_t n)
+{
+    while (n--) fputc(' ', f);
+}
+
+/* The line stops after its last non-empty cell, unpadded, so it carries no trailing blanks. */
+static void put_crow(FILE *f, crow_t row, const size_t *w, const char *color)
+{
+    int last = NCOL - 1;
+    while (last > 0 && !row[last][0]) last--;
+    for (int j = 0; j <= last; j++) {
+        size_t fill = w[j] - disp_width(row[j]);
+        if (j) fputs("  ", f);
+        if (cols[j].right) pad(f, fill);
+        if (j == COL_VERDICT && color) fprintf(f, "%s%s\033[0m", color, row[j]);
+        else fputs(row[j], f);
+        if (!cols[j].right && j < last) pad(f, fill);
+    }
+    fputc('\n', f);
+}
+
+static void put_rule(FILE *f, const size_t *w)
+{
+    for (int j = 0; j < NCOL; j++) {
+        if (j) fputs("  ", f);
+        for (size_t k = 0; k < w[j]; k++) fputc('-', f);
+    }
+    fputc('\n', f);
+}
+
+/* rows[0] the titles, rows[1..n] the cases, rows[n+1] the geomean. */
+static void put_table(FILE *f, const mb_compare_t *c, int color)
+{
+    int n = c->n_rows;
+    crow_t *rows = malloc(sizeof(crow_t) * (size_t)(n + 2));
+    if (!rows) { fputs("(out of memory for the comparison table)\n", f); return; }
+    size_t w[NCOL] = {0};
+    for (int j = 0; j < NCOL; j++) snprintf(rows[0][j], CELL, "%s", cols[j].title);
+    for (int i = 0; i < n; i++) fill_crow(rows[i + 1], &c->rows[i]);
+    fill_geomean(rows[n + 1], c);
+    for (int i = 0; i < n + 2; i++)
+        for (int j = 0; j < NCOL; j++) {
+            size_t d = disp_width(rows[i][j]);
+            if (d > w[j]) w[j] = d;
+        }
+    put_crow(f, rows[0], w, NULL);
+    put_rule(f, w);
+    for (int i = 0; i < n; i++) put_crow(f, rows[i + 1], w, color ? verdict_color(&c->rows[i]) : NULL);
+    put_rule(f, w);
+    put_crow(f, rows[n + 1], w, NULL);
+    free(rows);
+}
+
+void mb_compare_summary(FILE *f, const mb_compare_t *c)
+{
+    fprintf(f, "compare: %d common case%s: %d regressed, %d slower, %d faster, %d same, %d ambiguous; "
+            "%d check failure%s", c->n_rows, c->n_rows == 1 ? "" : "s", c->n_regressed, c->n_slower,
+            c->n_faster, c->n_same, c->n_ambiguous, c->n_check_failed, c->n_check_failed == 1 ? "" : "s");
+    if (c->n_added || c->n_missing) fprintf(f, "; %d added, %d missing", c->n_added, c->n_missing);
+    fputc('\n', f);
+}
+
+void mb_compare_print(FILE *f, const mb_compare_t *c, int color)
+{
+    fprintf(f, "baseline: %s (%s)\nnew:      %s (%s)\n", c->base_path, c->base_device, c->new_path, c->device);
+    fprintf(f, "metric: %s; regressed = slower by more than %g%% at p < %g (Mann-Whitney U)\n\n", c->metric,
+            c->max_regression_pct, c->alpha);
+    put_table(f, c, color);
+    if (c->n_added || c->n_missing) fputc('\n', f);
+    for (int i = 0; i < c->n_added; i++)
+        fprintf(f, "added (only in %s): %s (%s)%s\n", c->new_path, c->added[i].name, c->added[i].mode,
+                c->added[i].check_failed ? ", check-failed" : "");
+    for (int i = 0; i < c->n_missing; i++)
+        fprintf(f, "missing (only in %s): %s (%s)\n", c->base_path, c->missing[i].name, c->missing[i].mode);
+    fputc('\n', f);
+    mb_compare_summary(f, c);
+}
+
+/* ---- JSON writer ---- */
+
+/* cJSON answers an allocation failure with NULL at any step: remember it once, check it once. */
+typedef struct { int oom; } jb_t;
+
+static cJSON *put(jb_t *b, cJSON *parent, const char *key, cJSON *item)
+{
+    if (parent && item && (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item)))
+        return item;
+    cJSON_Delete(item);
+    b->oom = 1;
+    return NULL;
+}
+
+/* The shortest exact decimal, so the reader gets the very same double; NaN and infinity as null. */
+static void put_num(jb_t *b, cJSON *o, const char *key, double d)
+{
+    char buf[32];
+    if (!isfinite(d)) { put(b, o, key, cJSON_CreateNull()); return; }
+    mb_fmt_double(buf, d);
+    put(b, o, key, cJSON_CreateRaw(buf));
+}
+
+static void put_str(jb_t *b, cJSON *o, const char *key, const char *s) { put(b, o, key, cJSON_CreateString(s)); }
+static void put_bool(jb_t *b, cJSON *o, const char *key, int v) { put(b, o, key, cJSON_CreateBool(v)); }
+
+static void json_row(jb_t *b, cJSON *arr, const mb_cmp_row_t *r)
+{
+    cJSON *o = put(b, arr, NULL, cJSON_CreateObject());
+    put_str(b, o, "name", r->name);
+    put_str(b, o, "mode", r->mode);
+    put_num(b, o, "old_us", r->old_v);
+    put_num(b, o, "new_us", r->new_v);
+    put_num(b, o, "change_pct", r->change_pct);
+    put_num(b, o, "noise_pct", r->noise_pct);
+    put_num(b, o, "p", r->p);
+    put_num(b, o, "n_old", r->n_old);
+    put_num(b, o, "n_new", r->n_new);
+    put_str(b, o, "verdict", mb_verdict_name(r->verdict));
+    put_bool(b, o, "check_failed", r->check_failed);
+}
+
+static void json_cases(jb_t *b, cJSON *root, const char *key, const mb_cmp_case_t *k, int n, int with_check)
+{
+    cJSON *arr = put(b, root, key, cJSON_CreateArray());
+    for (int i = 0; i < n && arr; i++) {
+        cJSON *o = put(b, arr, NULL, cJSON_CreateObject());
+        put_str(b, o, "name", k[i].name);
+        put_str(b, o, "mode", k[i].mode);
+        if (with_check) put_bool(b, o, "check_failed", k[i].check_failed);
+    }
+}
+
+static void json_counts(jb_t *b, cJSON *root, const mb_compare_t *c)
+{
+    cJSON *o = put(b, root, "counts", cJSON_CreateObject());
+    put_num(b, o, "common", c->n_rows);
+    put_num(b, o, "regressed", c->n_regressed);
+    put_num(b, o, "slower", c->n_slower);
+    put_num(b, o, "faster", c->n_faster);
+    put_num(b, o, "same", c->n_same);
+    put_num(b, o, "ambiguous", c->n_ambiguous);
+    put_num(b, o, "check_failed", c->n_check_failed);
+    put_num(b, o, "added", c->n_added);
+    put_num(b, o, "missing", c->n_missing);
+}
+
+int mb_compare_write_json(const mb_compare_t *c, const char *path, char *err, size_t errlen)
+{
+    jb_t b = {0};
+    cJSON *root = cJSON_CreateObject();
+    if (!root) b.oom = 1;
+    put_str(&b, root, "schema", MB_COMPARE_SCHEMA);
+    put_str(&b, root, "baseline", c->base_path);
+    put_str(&b, root, "new", c->new_path);
+    put_str(&b, root, "device", c->device);
+    put_str(&b, root, "baseline_device", c->base_device);
+    put_bool(&b, root, "device_mismatch", c->device_mismatch);
+    put_str(&b, root, "metric", c->metric);
+    put_num(&b, root, "max_regression_pct", c->max_regression_pct);
+    put_num(&b, root, "alpha", c->alpha);
+    put_num(&b, root, "min_samples", MB_COMPARE_MIN_SAMPLES);
+    put_num(&b, root, "geomean_change_pct", c->geomean_change_pct);
+    put_num(&b, root, "exit_code", mb_compare_exit_code(c));
+    cJSON *rows = put(&b, root, "rows", cJSON_CreateArray());
+    for (int i = 0; i < c->n_rows && rows; i++) json_row(&b, rows, &c->rows[i]);
+    json_cases(&b, root, "added", c->added, c->n_added, 1);
+    json_cases(&b, root, "missing", c->missing, c->n_missing, 0);
+    json_counts(&b, root, c);
+    char *text = b.oom ? NULL : cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) { snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM)); return -1; }
+    size_t len = strlen(text);
+    text[len] = '\n';   /* the terminator's byte becomes the final newline; the length says where to stop */
+    int rc = mb_write_file_atomic(path, text, len + 1, err, errlen);
+    free(text);
+    return rc;
+}
+
+/* ---- JSON reader ---- */
+
+/* The first error wins and names the file and the JSON path ("rows[3].verdict"). */
+typedef struct { const char *path; char *err; size_t errlen; int bad; } rd_t;
+
+static void rd_fail(rd_t *r, const char *where, const char *key, const char *what)
+{
+    if (!r->bad) snprintf(r->err, r->errlen, "%s: %s%s: %s", r->path, where, key, what);
+    r->bad = 1;
+}
+
+static const cJSON *rd_item(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    const cJSON *it = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    if (o && !it) rd_fail(r, where, key, "missing");
+    return it;
+}
+
+static double rd_num(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    const cJSON *it = rd_item(r, o, where, key);
+    if (!it || cJSON_IsNull(it)) return NAN;
+    if (!cJSON_IsNumber(it)) { rd_fail(r, where, key, "expected a number"); return NAN; }
+    return it->valuedouble;
+}
+
+static int rd_count(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    double v = rd_num(r, o, where, key);
+    if (o && !(v >= 0 && v <= 2147483647.0 && v == floor(v))) { rd_fail(r, where, key, "expected a count"); return 0; }
+    return o ? (int)v : 0;
+}
+
+static int rd_bool(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    const cJSON *it = rd_item(r, o, where, key);
+    if (it && !cJSON_IsBool(it)) rd_fail(r, where, key, "expected true or false");
+    return cJSON_IsTrue(it);
+}
+
+/* Into a fixed field; a string that does not fit is an error, not a silent cut. */
+static void rd_str(rd_t *r, const cJSON *o, const char *where, const char *key, char *dst, size_t n)
+{
+    const cJSON *it = rd_item(r, o, where, key);
+    if (!it) return;
+    if (!cJSON_IsString(it)) rd_fail(r, where, key, "expected a string");
+    else if (strlen(it->valuestring) >= n) rd_fail(r, where, key, "string too long");
+    else strcpy(dst, it->valuestring);
+}
+
+static const cJSON *rd_arr(rd_t *r, const cJSON *o, const char *key, int *n)
+{
+    const cJSON *it = rd_item(r, o, "", key);
+    *n = 0;
+    if (it && !cJSON_IsArray(it)) { rd_fail(r, "", key, "expected an array"); return NULL; }
+    if (it) *n = cJSON_GetArraySize(it);
+    return it;
+}
+
+static void read_row(rd_t *r, const cJSON *o, const char *w, mb_cmp_row_t *row)
+{
+    char verdict[16] = "";
+    rd_str(r, o, w, "name", row->name, sizeof row->name);
+    rd_str(r, o, w, "mode", row->mode, sizeof row->mode);
+    row->old_v = rd_num(r, o, w, "old_us");
+    row->new_v = rd_num(r, o, w, "new_us");
+    row->change_pct = rd_num(r, o, w, "change_pct");
+    row->noise_pct = rd_num(r, o, w, "noise_pct");
+    row->p = rd_num(r, o, w, "p");
+    row->n_old = rd_count(r, o, w, "n_old");
+    row->n_new = rd_count(r, o, w, "n_new");
+    rd_str(r, o, w, "verdict", verdict, sizeof verdict);
+    int v = 0;
+    while (v < NVERDICT && strcmp(verdict, verdict_names[v])) v++;
+    if (v == NVERDICT && !r->bad) rd_fail(r, w, "verdict", "expected faster, same, slower, regressed or ambiguous");
+    row->verdict = v < NVERDICT ? (mb_verdict_t)v : MB_V_AMBIGUOUS;
+    row->check_failed = rd_bool(r, o, w, "check_failed");
+}
+
+static void read_cases(rd_t *r, const cJSON *root, const char *key, mb_cmp_case_t **out, int *n, int with_check)
+{
+    const cJSON *arr = rd_arr(r, root, key, n);
+    *out = calloc((size_t)*n + 1, sizeof **out);
+    if (!*out) { rd_fail(r, "", key, strerror(ENOMEM)); *n = 0; return; }
+    int i = 0;
+    for (const cJSON *it = arr ? arr->child : NULL; it && !r->bad; it = it->next, i++) {
+        char w[48];
+        snprintf(w, sizeof w, "%s[%d].", key, i);
+        if (!cJSON_IsObject(it)) { rd_fail(r, w, "", "expected an object"); break; }
+        rd_str(r, it, w, "name", (*out)[i].name, sizeof (*out)[i].name);
+        rd_str(r, it, w, "mode", (*out)[i].mode, sizeof (*out)[i].mode);
+        if (with_check) (*out)[i].check_failed = rd_bool(r, it, w, "check_failed");
+    }
+}
+
+static void read_rows(rd_t *r, const cJSON *root, mb_compare_t *c)
+{
+    const cJSON *arr = rd_arr(r, root, "rows", &c->n_rows);
+    c->rows = calloc((size_t)c->n_rows + 1, sizeof *c->rows);
+    if (!c->rows) { rd_fail(r, "", "rows", strerror(ENOMEM)); c->n_rows = 0; return; }
+    int i = 0;
+    for (const cJSON *it = arr ? arr->child : NULL; it && !r->bad; it = it->next, i++) {
+        char w[32];
+        snprintf(w, sizeof w, "rows[%d].", i);
+        if (!cJSON_IsObject(it)) { rd_fail(r, w, "", "expected an object"); break; }
+        read_row(r, it, w, &c->rows[i]);
+    }
+}
+
+/* The counts are stored for readers that want only them; they must agree with the lists. */
+static void read_counts(rd_t *r, const cJSON *root, mb_compare_t *c)
+{
+    const cJSON *o = rd_item(r, root, "", "counts");
+    if (o && !cJSON_IsObject(o)) { rd_fail(r, "", "counts", "expected an object"); return; }
+    c->n_regressed = rd_count(r, o, "counts.", "regressed");
+    c->n_slower = rd_count(r, o, "counts.", "slower");
+    c->n_faster = rd_count(r, o, "counts.", "faster");
+    c->n_same = rd_count(r, o, "counts.", "same");
+    c->n_ambiguous = rd_count(r, o, "counts.", "ambiguous");
+    c->n_check_failed = rd_count(r, o, "counts.", "check_failed");
+    int common = rd_count(r, o, "counts.", "common"), added = rd_count(r, o, "counts.", "added");
+    int missing = rd_count(r, o, "counts.", "missing");
+    if (!r->bad && (common != c->n_rows || added != c->n_added || missing != c->n_missing))
+        rd_fail(r, "", "counts", "do not match the rows, added and missing lists");
+}
+
+static char *read_text(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        len += fread(buf + len, 1, cap - 1 - len, f);
+        if (len < cap - 1) break;
+        char *grown = realloc(buf, cap *= 2);
+        if (!grown) free(buf);
+        buf = grown;
+    }
+    int e = buf ? (ferror(f) ? EIO : 0) : ENOMEM;
+    fclose(f);
+    if (e) { snprintf(err, errlen, "%s: %s", path, strerror(e)); free(buf); return NULL; }
+    buf[len] = '\0';
+    return buf;
+}
+
+static cJSON *parse_compare(const char *path, char *err, size_t errlen)
+{
+    char *buf = read_text(path, err, errlen);
+    if (!buf) return NULL;
+    cJSON *root = cJSON_Parse(buf);
+    free(buf);
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!root) snprintf(err, errlen, "%s: not valid JSON", path);
+    else if (!cJSON_IsObject(root) || !cJSON_IsString(s))
+        snprintf(err, errlen, "%s: no \"schema\" string: not an mla-bench compare file", path);
+    else if (strcmp(s->valuestring, MB_COMPARE_SCHEMA))
+        snprintf(err, errlen, "%s: schema is \"%.64s\", this tool reads \"%s\"", path, s->valuestring,
+                 MB_COMPARE_SCHEMA);
+    else
+        return root;
+    cJSON_Delete(root);
+    return NULL;
+}
+
+int mb_compare_read_json(const char *path, mb_compare_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *root = parse_compare(path, err, errlen);
+    if (!root) return -1;
+    rd_t r = {path, err, errlen, 0};
+    rd_str(&r, root, "", "baseline", out->base_path, sizeof out->base_path);
+    rd_str(&r, root, "", "new", out->new_path, sizeof out->new_path);
+    rd_str(&r, root, "", "device", out->device, sizeof out->device);
+    rd_str(&r, root, "", "baseline_device", out->base_device, sizeof out->base_device);
+    out->device_mismatch = rd_bool(&r, root, "", "device_mismatch");
+    rd_str(&r, root, "", "metric", out->metric, sizeof out->metric);
+    out->max_regression_pct = rd_num(&r, root, "", "max_regression_pct");
+    out->alpha = rd_num(&r, root, "", "alpha");
+    out->geomean_change_pct = rd_num(&r, root, "", "geomean_change_pct");
+    read_rows(&r, root, out);
+    read_cases(&r, root, "added", &out->added, &out->n_added, 1);
+    read_cases(&r, root, "missing", &out->missing, &out->n_missing, 0);
+    read_counts(&r, root, out);
+    cJSON_Delete(root);
+    if (r.bad) { mb_compare_free(out); return -1; }
+    return 0;
+}

@@ -1,0 +1,190 @@
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+#include "cli.h"
+#include "dump.h"
+#include "numeric.h"
+#include "runner.h"
+#include "timing.h"
+
+volatile sig_atomic_t mb_interrupted;
+static void on_sigint(int sig) { (void)sig; mb_interrupted = 1; }
+
+void mb_runner_catch_sigint(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND;   /* a second Ctrl-C kills at once */
+    sigaction(SIGINT, &sa, NULL);
+}
+
+/* auto: the tensor-core kernel where this GPU runs it, else the portable one. The grid is sized from
+ * the chosen kernel's occupancy on this GPU. */
+static int select_kernel(mb_runner_t *r)
+{
+    int occ = 0;
+    hipError_t e;
+#if MB_HAVE_SM90
+    if (strcmp(r->kernel, "portable")) {
+        int workers = 0;
+        if ((e = mb_sm90_prepare(&workers)) != hipSuccess)
+            return mb_die(MB_EXIT_GPU, "sm90 kernel: cannot prepare it: %s", hipGetErrorString(e));
+        if (workers > 0) {
+            r->kinfo = mb_sm90_info();
+            r->max_ctas = r->g.sm_count * workers;
+            return 0;
+        }
+    }
+#endif
+    if (!strcmp(r->kernel, "sm90"))
+        return mb_die(MB_EXIT_USAGE, "--kernel sm90 needs an NVIDIA Hopper GPU (compute capability 9.x); this is %s (%s)",
+                      r->env.device, r->env.arch);
+    r->kinfo = mb_portable_info();
+    if ((e = mb_portable_occupancy(&occ)) != hipSuccess || occ < 1)
+        return mb_die(MB_EXIT_GPU, "cannot size the grid: occupancy query: %s", hipGetErrorString(e));
+    r->max_ctas = r->g.sm_count * occ;
+    return 0;
+}
+
+int mb_runner_open(mb_runner_t *r)
+{
+    char err[512];
+    int rc;
+    memset(&r->env, 0, sizeof r->env);
+    mb_env_tool(&r->env);
+    if (mb_gpu_open(&r->g, &r->env, err, sizeof err)) return mb_die(MB_EXIT_GPU, "%s", err);
+    if ((rc = select_kernel(r))) return rc;
+    if (mb_gpu_measure(&r->g, &r->env, err, sizeof err)) return mb_die(MB_EXIT_GPU, "%s", err);
+    return 0;
+}
+
+void mb_runner_close(mb_runner_t *r)
+{
+    mb_plan_cache_free(&r->plans);
+    if (r->tuning_loaded) mb_tuning_free(&r->tuning);
+    if (r->g.stream) mb_gpu_close(&r->g);
+}
+
+int mb_runner_splits(mb_runner_t *r, const mb_case_t *c, char *how)
+{
+    char key[160], err[600];
+    *how = c->splits == 0 ? 'a' : 0;
+    if (c->splits != MB_SPLITS_TUNED) return c->splits;
+    if (!r->tuning_loaded) {
+        char path[512];
+        if (r->tuning_path) snprintf(path, sizeof path, "%s", r->tuning_path);
+        else mb_tuning_default_path(r->env.device, path, sizeof path);
+        if (mb_tuning_load(path, &r->tuning, err, sizeof err)) { mb_die(MB_EXIT_USAGE, "%s", err); return -1; }
+        r->tuning_loaded = 1;
+    }
+    mb_tuning_key(c, r->kinfo.name, key, sizeof key);
+    int best = mb_tuning_best(&r->tuning, key);
+    if (best > 0) { *how = 't'; return best; }
+    *how = 'a';
+    r->tuned_misses++;
+    if (!r->quiet)
+        fprintf(stderr, "mla-bench: %s: \"tuned\": %s is not in %s; using \"auto\"\n", c->name, key, r->tuning.path);
+    return 0;
+}
+
+int mb_runner_fit(mb_runner_t *r, const mb_case_t *c, int splits)
+{
+    size_t free_b = 0, total_b = 0;
+    char err[512];
+    mb_plan_params_t pp = mb_case_plan_params(c, splits, &r->kinfo, r->max_ctas, r->fault);
+    mb_plan_entry_t *e;
+    int built;
+    if (hipMemGetInfo(&free_b, &total_b) != hipSuccess) return mb_die(MB_EXIT_GPU, "cannot read free device memory");
+    if (mb_plan_cache_get(&r->plans, &pp, &e, &built, err, sizeof err))
+        return mb_die(MB_EXIT_USAGE, "%s: cases[%d] (%s): %s", c->file, c->index, c->name, err);
+    double need = mb_ws_bytes(c, &e->plan, &r->kinfo) + (double)r->g.flush_bytes;
+    if (need > 0.95 * (double)free_b)
+        return mb_die(MB_EXIT_USAGE, "%s: cases[%d] (%s): needs %.2f GB of device memory, %.2f GB free", c->file,
+                      c->index, c->name, need / 1e9, free_b / 1e9);
+    return 0;
+}
+
+int mb_case_open(mb_runner_t *r, const mb_case_t *c, mb_case_state_t *st, char *err, size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    return mb_ws_create(&st->ws, c, &r->kinfo, &r->g, r->fault, err, errlen);
+}
+
+void mb_case_close(mb_case_state_t *st)
+{
+    free(st->ref);
+    free(st->src);
+    mb_ws_destroy(&st->ws);
+}
+
+static double case_bytes(const mb_case_t *c, const mb_plan_t *p)
+{
+    double rows = (double)p->total_q * c->heads;
+    return (double)p->total_kv * MB_DK + rows * MB_DK * 2.0 + rows * MB_DV * 2.0;
+}
+
+static void fill_plan_fields(mb_runner_t *r, const mb_plan_t *p, mb_case_result_t *res)
+{
+    res->splits_max = p->splits_max;
+    res->units = p->num_units;
+    res->ctas = p->num_ctas;
+    res->slots = p->num_slots;
+    res->reduces = p->num_reduce;
+    snprintf(res->kernel, sizeof res->kernel, "%s", r->kinfo.name);
+}
+
+int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_case_result_t *res,
+                 char *err, size_t errlen)
+{
+    mb_ws_t *ws = &st->ws;
+    const mb_case_t *c = ws->c;
+    mb_plan_params_t pp = mb_case_plan_params(c, splits, &r->kinfo, r->max_ctas, r->fault);
+    mb_plan_entry_t *e;
+    uint16_t *hout = NULL;
+    int built, rc;
+    res->c = c;
+    res->splits_how = how;
+    for (int s = 0; s < MB_NSTAGES; s++) res->stage_median_us[s] = -1.0;
+    if ((rc = mb_plan_cache_get(&r->plans, &pp, &e, &built, err, errlen))) return rc;
+    if ((rc = mb_plan_upload(&r->plans, e, &res->plan_built, err, errlen))) return rc;
+    fill_plan_fields(r, &e->plan, res);
+    res->bytes = case_bytes(c, &e->plan);
+    if ((rc = mb_ws_bind_plan(ws, e, err, errlen)) || (rc = mb_path_poison(ws, r->g.stream, err, errlen)) ||
+        (rc = mb_path_call(ws, r->g.stream, c->mode, NULL, err, errlen)))
+        return rc;
+    hipError_t ge = hipStreamSynchronize(r->g.stream);
+    if (ge == hipSuccess) ge = hipGetLastError();
+    if (ge != hipSuccess) {
+        snprintf(err, errlen, "GPU error in the decode call: %s", hipGetErrorString(ge));
+        return 4;
+    }
+    if (!st->ref && (rc = mb_reference(ws, &r->g, &st->ref, &st->src, err, errlen))) return rc;
+    if ((rc = mb_check_output(ws, &r->g, st->ref, st->src, &res->check, &hout, err, errlen))) return rc;
+    if (r->dump_dir) rc = mb_dump_case(r->dump_dir, ws, hout, st->ref, st->src, err, errlen);
+    free(hout);
+    if (rc || (rc = mb_time_case(ws, &r->g, res, &mb_interrupted, err, errlen))) return rc;
+    res->tbps = res->time.median > 0 ? res->bytes / (res->time.median * 1e-6) / 1e12 : 0.0;
+    res->pct_copy = r->env.copy_tbps > 0 ? 100.0 * res->tbps / r->env.copy_tbps : 0.0;
+    res->status = res->check.pass ? MB_CASE_PASS : MB_CASE_FAIL;
+    return 0;
+}
+
+void mb_progress(const mb_runner_t *r, int i, int n, const char *name, const char *mode, double eta_s)
+{
+    if (r->quiet || !isatty(STDERR_FILENO)) return;
+    fprintf(stderr, "\r\033[K[%d/%d] %s (%s)", i + 1, n, name, mode);
+    if (eta_s > 0) fprintf(stderr, ", about %.0f s left", eta_s);
+    if (i + 1 == n) fputc('\n', stderr);
+}
+
+const char *mb_stem_of(const char *path, char *buf, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    snprintf(buf, n, "%s", base ? base + 1 : path);
+    char *dot = strrchr(buf, '.');
+    if (dot && dot != buf) *dot = '\0';
+    return buf;
+}

@@ -1,0 +1,57 @@
+/* What `run` and `sweep` share: the opened GPU and chosen kernel, the plan cache, the tuning file, and
+ * the life of one case (inputs generated once, reference computed once, then any number of split
+ * settings each planned, checked and timed). */
+#ifndef MB_RUNNER_H
+#define MB_RUNNER_H
+
+#include <signal.h>
+#include "path.h"
+#include "result.h"
+#include "tuning.h"
+
+typedef struct mb_runner {
+    const char *kernel;        /* auto | portable | sm90 */
+    const char *dump_dir;      /* --dump, or NULL */
+    const char *tuning_path;   /* --tuning, or NULL for the device's default file */
+    int quiet, fault;
+    mb_gpu_t g;
+    mb_env_t env;
+    mb_kernel_info_t kinfo;
+    int max_ctas;              /* plan workers the GPU holds at once */
+    mb_plan_cache_t plans;
+    mb_tuning_t tuning;
+    int tuning_loaded, tuned_misses;
+} mb_runner_t;
+
+extern volatile sig_atomic_t mb_interrupted;   /* Ctrl-C: finish the sample, then stop */
+void mb_runner_catch_sigint(void);
+
+/* Opens the GPU, picks the kernel, measures copy bandwidth and launch floor. 0 or an exit code (the
+ * message already printed). */
+int mb_runner_open(mb_runner_t *r);
+void mb_runner_close(mb_runner_t *r);
+
+/* The split request a case stands for, "tuned" resolved through the tuning file (a shape not in it
+ * falls back to auto). *how: 'a' auto, 't' tuned, 0 fixed. -1 when the tuning file is unusable. */
+int mb_runner_splits(mb_runner_t *r, const mb_case_t *c, char *how);
+/* Builds (and caches) the plan for c at `splits` and checks the case fits in free device memory
+ * before anything is allocated. 0 or an exit code (message printed). */
+int mb_runner_fit(mb_runner_t *r, const mb_case_t *c, int splits);
+
+typedef struct mb_case_state {
+    mb_ws_t ws;
+    float *ref, *src;          /* host references, computed on the first evaluation */
+} mb_case_state_t;
+
+int mb_case_open(mb_runner_t *r, const mb_case_t *c, mb_case_state_t *st, char *err, size_t errlen);
+/* One split setting: plan, bind, poisoned call, check, (dump), time. Fills res; 0, 2 or 4. */
+int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_case_result_t *res,
+                 char *err, size_t errlen);
+void mb_case_close(mb_case_state_t *st);
+
+/* "[i/n] name (mode), ETA" on stderr when it is a terminal and --quiet is off. */
+void mb_progress(const mb_runner_t *r, int i, int n, const char *name, const char *mode, double eta_s);
+/* DIR/STEM from a config path: "configs/mixed-mla.json" -> "mixed-mla". */
+const char *mb_stem_of(const char *path, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,139 @@
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cJSON.h>
+#include "report.h"
+#include "tuning.h"
+
+static cJSON *empty_root(void)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", MB_TUNING_SCHEMA);
+    cJSON_AddObjectToObject(root, "entries");
+    return root;
+}
+
+static char *slurp(const char *path, int *missing)
+{
+    FILE *f = fopen(path, "rb");
+    *missing = !f && errno == ENOENT;
+    if (!f) return NULL;
+    char *buf = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n)
+        buf[n] = '\0';
+    else { free(buf); buf = NULL; }
+    fclose(f);
+    return buf;
+}
+
+int mb_tuning_load(const char *path, mb_tuning_t *t, char *err, size_t errlen)
+{
+    int missing = 0;
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", path);
+    char *text = slurp(path, &missing);
+    if (!text) {
+        if (missing) { t->root = empty_root(); return 0; }
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return 2;
+    }
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    const cJSON *schema = root ? cJSON_GetObjectItemCaseSensitive(root, "schema") : NULL;
+    const cJSON *entries = root ? cJSON_GetObjectItemCaseSensitive(root, "entries") : NULL;
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, MB_TUNING_SCHEMA) || !cJSON_IsObject(entries)) {
+        snprintf(err, errlen, "%s: not a tuning file: expected schema \"%s\" and an \"entries\" object", path,
+                 MB_TUNING_SCHEMA);
+        cJSON_Delete(root);
+        return 2;
+    }
+    t->root = root;
+    return 0;
+}
+
+int mb_tuning_best(const mb_tuning_t *t, const char *key)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t->root, "entries"), key);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "best_splits");
+    return cJSON_IsNumber(b) && b->valueint >= 1 ? b->valueint : 0;
+}
+
+int mb_tuning_set(mb_tuning_t *t, const char *key, const char *device, int best, const int *splits,
+                  const double *median_us, int n, int auto_splits, double auto_us)
+{
+    cJSON *entries = cJSON_GetObjectItemCaseSensitive(t->root, "entries");
+    cJSON *e = cJSON_CreateObject(), *times = cJSON_CreateObject();
+    if (!entries || !e || !times) { cJSON_Delete(e); cJSON_Delete(times); return -1; }
+    cJSON_DeleteItemFromObjectCaseSensitive(t->root, "device");
+    cJSON_AddStringToObject(t->root, "device", device);
+    cJSON_AddNumberToObject(e, "best_splits", best);
+    cJSON_AddNumberToObject(e, "auto_splits", auto_splits);
+    cJSON_AddNumberToObject(e, "auto_median_us", auto_us);
+    for (int i = 0; i < n; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "%d", splits[i]);
+        cJSON_AddNumberToObject(times, k, median_us[i]);
+    }
+    cJSON_AddItemToObject(e, "median_us", times);
+    cJSON_DeleteItemFromObjectCaseSensitive(entries, key);
+    cJSON_AddItemToObject(entries, key, e);
+    return 0;
+}
+
+static int mkdirs(const char *path)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return 0;
+}
+
+int mb_tuning_save(mb_tuning_t *t, char *err, size_t errlen)
+{
+    if (mkdirs(t->path)) { snprintf(err, errlen, "%s: cannot create its directory: %s", t->path, strerror(errno)); return -1; }
+    char *text = cJSON_Print(t->root);
+    if (!text) { snprintf(err, errlen, "%s: out of memory", t->path); return -1; }
+    int rc = mb_write_file_atomic(t->path, text, strlen(text), err, errlen);
+    free(text);
+    return rc;
+}
+
+void mb_tuning_free(mb_tuning_t *t)
+{
+    cJSON_Delete(t->root);
+    memset(t, 0, sizeof *t);
+}
+
+void mb_tuning_key(const mb_case_t *c, const char *kernel, char *buf, size_t n)
+{
+    int same = 1;
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a over the lengths, for ragged batches */
+    for (int b = 0; b < c->batch; b++) {
+        same &= c->kv_lens[b] == c->kv_lens[0];
+        h = (h ^ (uint32_t)c->kv_lens[b]) * 1099511628211ull;
+    }
+    if (same) snprintf(buf, n, "%s/b%d-q%d-h%d-kv%d-%s", kernel, c->batch, c->q_len, c->heads, c->kv_lens[0],
+                       c->causal ? "causal" : "full");
+    else snprintf(buf, n, "%s/b%d-q%d-h%d-kv%016llx-%s", kernel, c->batch, c->q_len, c->heads,
+                  (unsigned long long)h, c->causal ? "causal" : "full");
+}
+
+void mb_tuning_default_path(const char *device, char *buf, size_t n)
+{
+    char slug[128];
+    size_t k = 0;
+    for (const char *s = device; *s && k + 1 < sizeof slug; s++)
+        slug[k++] = isalnum((unsigned char)*s) ? (char)tolower((unsigned char)*s) : '-';
+    slug[k] = '\0';
+    snprintf(buf, n, "results/tuning/%s.json", k ? slug : "unknown");
+}

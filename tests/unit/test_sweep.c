@@ -1,0 +1,150 @@
+/* Sweep bookkeeping on the host: shapes grouped, split lists chosen, best point and auto verdict, the
+ * tables and the tuning file that "tuned" reads back. The GPU side is the runner's, tested on the device. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cJSON.h>
+#include "config.h"
+#include "sweep.h"
+#include "tuning.h"
+#include "unit.h"
+
+static int parse(const char *json, mb_config_t *cfg)
+{
+    char err[512];
+    int rc = mb_config_parse("t.json", json, cfg, err, sizeof err);
+    if (rc) fprintf(stderr, "  %s\n", err);
+    return rc;
+}
+
+static void groups_by_shape(void)
+{
+    mb_config_t cfg;
+    mb_sweep_t sw;
+    char err[256];
+    CHECK(parse("{\"cases\":[{\"name\":\"a\",\"batch\":2,\"kv_len\":1000,\"num_kv_splits\":[1,4,2]},"
+                "{\"name\":\"b\",\"batch\":3,\"kv_len\":100}]}", &cfg) == 0);
+    CHECK(mb_sweep_build(&sw, &cfg, NULL, 0, 32, err, sizeof err) == 0);
+    CHECK(sw.n_groups == 2);
+    /* a: its own list, sorted, after auto */
+    CHECK(!strcmp(sw.groups[0].name, "a") && sw.groups[0].n_points == 4);
+    CHECK(sw.groups[0].points[0].splits == 0 && sw.groups[0].points[1].splits == 1 && sw.groups[0].points[3].splits == 4);
+    CHECK(!strcmp(sw.groups[0].points[2].name, "a/splits=2") && !strcmp(sw.groups[0].points[0].name, "a/splits=auto"));
+    /* b: no list, so auto-range: 100 tokens in 32-token tiles = 4 -> 1, 2, 4 */
+    CHECK(sw.groups[1].n_points == 4 && sw.groups[1].points[3].splits == 4);
+    CHECK(sw.n_points == 8 && sw.points_cfg.n_cases == 8 && sw.groups[1].point0 == 4);
+    mb_sweep_free(&sw);
+    /* --splits overrides every shape's list (deduplicated, sorted) */
+    int list[] = { 8, 1, 8, 2 };
+    CHECK(mb_sweep_build(&sw, &cfg, list, 4, 32, err, sizeof err) == 0);
+    CHECK(sw.groups[0].n_points == 4 && sw.groups[1].points[1].splits == 1 && sw.groups[1].points[3].splits == 8);
+    mb_sweep_free(&sw);
+    mb_config_free(&cfg);
+}
+
+static void fake(mb_case_result_t *r, mb_case_status_t st, double med, int splits_max)
+{
+    r->status = st;
+    r->time.n = 10;
+    r->time.median = med;
+    r->splits_max = splits_max;
+}
+
+static void best_and_auto_verdict(void)
+{
+    mb_config_t cfg;
+    mb_sweep_t sw;
+    char err[256];
+    CHECK(parse("{\"cases\":[{\"name\":\"s\",\"batch\":2,\"kv_len\":4096,\"num_kv_splits\":[1,2,4,8]}]}", &cfg) == 0);
+    CHECK(mb_sweep_build(&sw, &cfg, NULL, 0, 32, err, sizeof err) == 0);
+    mb_sweep_group_t *g = &sw.groups[0];
+    fake(&g->res[0], MB_CASE_PASS, 102.0, 4);   /* auto */
+    fake(&g->res[1], MB_CASE_PASS, 300.0, 1);
+    fake(&g->res[2], MB_CASE_PASS, 150.0, 2);
+    fake(&g->res[3], MB_CASE_PASS, 100.0, 4);   /* best */
+    fake(&g->res[4], MB_CASE_FAIL, 50.0, 8);    /* fastest, but wrong: never the best */
+    sw.n_done = sw.n_points;
+    mb_sweep_summarise(&sw);
+    CHECK(g->best == 3);
+    CHECK(g->speedup > 1.019 && g->speedup < 1.021);
+    CHECK(g->auto_ok == 1 && sw.n_auto_ok == 1 && sw.n_compared == 1);
+    g->res[0].time.median = 110.0;              /* 10 % off the best */
+    mb_sweep_summarise(&sw);
+    CHECK(g->auto_ok == 0 && sw.n_auto_ok == 0);
+    sw.n_done = 2;                              /* interrupted after two points */
+    mb_sweep_summarise(&sw);
+    CHECK(g->best == 0);
+    mb_sweep_free(&sw);
+    mb_config_free(&cfg);
+}
+
+static void tables_and_tuning_file(void)
+{
+    mb_config_t cfg;
+    mb_sweep_t sw;
+    mb_env_t env;
+    char err[256], dir[] = "/tmp/mb-sweep-XXXXXX", path[512];
+    CHECK(mkdtemp(dir) != NULL);
+    memset(&env, 0, sizeof env);
+    snprintf(env.device, sizeof env.device, "NVIDIA H200");
+    CHECK(parse("{\"cases\":[{\"name\":\"s\",\"batch\":2,\"kv_len\":4096,\"num_kv_splits\":[2,8]}]}", &cfg) == 0);
+    CHECK(mb_sweep_build(&sw, &cfg, NULL, 0, 32, err, sizeof err) == 0);
+    fake(&sw.groups[0].res[0], MB_CASE_PASS, 120.0, 4);
+    fake(&sw.groups[0].res[1], MB_CASE_PASS, 130.0, 2);
+    fake(&sw.groups[0].res[2], MB_CASE_PASS, 90.0, 8);
+    sw.n_done = sw.n_points;
+    mb_sweep_summarise(&sw);
+    CHECK(mb_sweep_write_all(&sw, &env, dir, "x-sweep", 0, err, sizeof err) == 0);
+    snprintf(path, sizeof path, "%s/x-sweep.json", dir);
+    FILE *f = fopen(path, "r");
+    char buf[8192] = "";
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = '\0';
+    cJSON *root = cJSON_Parse(buf);
+    CHECK(root && !strcmp(cJSON_GetObjectItem(root, "schema")->valuestring, MB_SWEEP_SCHEMA));
+    cJSON *shape = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "shapes"), 0);
+    CHECK(shape && cJSON_GetObjectItem(shape, "best_splits")->valueint == 8);
+    cJSON_Delete(root);
+
+    /* The tuning file: written, merged, read back by key; a second shape does not erase the first. */
+    snprintf(path, sizeof path, "%s/tuning/nvidia-h200.json", dir);
+    CHECK(mb_sweep_update_tuning(&sw, "sm90", env.device, path, err, sizeof err) == 0);
+    mb_tuning_t t;
+    char key[160];
+    mb_tuning_key(&cfg.cases[0], "sm90", key, sizeof key);
+    CHECK(!strcmp(key, "sm90/b2-q1-h16-kv4096-causal"));
+    CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0 && mb_tuning_best(&t, key) == 8);
+    CHECK(mb_tuning_best(&t, "sm90/b9-q1-h16-kv1-causal") == 0);
+    CHECK(mb_tuning_set(&t, "other", env.device, 3, NULL, NULL, 0, 1, 1.0) == 0 && mb_tuning_save(&t, err, sizeof err) == 0);
+    mb_tuning_free(&t);
+    CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0 && mb_tuning_best(&t, key) == 8 && mb_tuning_best(&t, "other") == 3);
+    mb_tuning_free(&t);
+    /* A missing file is an empty table; a file of another kind is refused with its path. */
+    snprintf(path, sizeof path, "%s/none.json", dir);
+    CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0 && mb_tuning_best(&t, key) == 0);
+    mb_tuning_free(&t);
+    snprintf(path, sizeof path, "%s/x-sweep.json", dir);
+    CHECK(mb_tuning_load(path, &t, err, sizeof err) == 2 && strstr(err, "x-sweep.json: not a tuning file"));
+    mb_tuning_default_path("NVIDIA H200", path, sizeof path);
+    CHECK(!strcmp(path, "results/tuning/nvidia-h200.json"));
+    mb_sweep_free(&sw);
+    mb_config_free(&cfg);
+}
+
+static void tuned_in_config(void)
+{
+    mb_config_t cfg;
+    CHECK(parse("{\"cases\":[{\"batch\":2,\"kv_len\":64,\"num_kv_splits\":\"tuned\"}]}", &cfg) == 0);
+    CHECK(cfg.cases[0].splits == MB_SPLITS_TUNED);
+    mb_config_free(&cfg);
+}
+
+void suite_sweep(void)
+{
+    RUN(groups_by_shape);
+    RUN(best_and_auto_verdict);
+    RUN(tables_and_tuning_file);
+    RUN(tuned_in_config);
+}
