@@ -5,9 +5,8 @@
 #include <unistd.h>
 #include "cli.h"
 #include "compare.h"
+#include "plot.h"
 #include "report.h"
-
-int cmd_compare(int argc, char **argv);
 
 static const char help[] =
     "usage: mla-bench compare [OPTIONS] BASELINE.json NEW.json\n"
@@ -28,6 +27,7 @@ static const char help[] =
     "  --alpha A                significance level, in (0, 0.5] (default 0.01)\n"
     "  --allow-device-mismatch  compare results from different devices (prints a warning)\n"
     "  --json FILE              also write the comparison as JSON (schema " MB_COMPARE_SCHEMA ")\n"
+    "  --plot                   with --json: also draw it, FILE.svg beside FILE.json\n"
     "  --quiet                  print only the summary line\n\n"
     "exit codes:\n"
     "  0    no case regressed, every check in NEW passed\n"
@@ -38,7 +38,7 @@ static const char help[] =
 typedef struct cmp_args {
     mb_compare_opts_t o;
     const char *files[2], *json;
-    int quiet;
+    int quiet, plot;
 } cmp_args_t;
 
 /* Returns 0, -1 after --help, or the usage exit code with the message printed. */
@@ -65,6 +65,7 @@ static int parse_args(int argc, char **argv, cmp_args_t *a)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) { fputs(help, stdout); return -1; }
         if (!strcmp(argv[i], "--quiet")) { a->quiet = 1; continue; }
+        if (!strcmp(argv[i], "--plot")) { a->plot = 1; continue; }
         if (!strcmp(argv[i], "--allow-device-mismatch")) { a->o.allow_device_mismatch = 1; continue; }
         if (argv[i][0] != '-') {
             if (nfiles == 2) return mb_die(MB_EXIT_USAGE, "compare: expected two result files, got a third: '%s'", argv[i]);
@@ -80,6 +81,7 @@ static int parse_args(int argc, char **argv, cmp_args_t *a)
         if (rc) return rc;
     }
     if (nfiles < 2) { fputs(help, stderr); return MB_EXIT_USAGE; }
+    if (a->plot && !a->json) return mb_die(MB_EXIT_USAGE, "compare: --plot draws the --json file: give --json FILE too");
     a->o.base_label = a->files[0];
     a->o.new_label = a->files[1];
     return 0;
@@ -102,6 +104,12 @@ static int compare_files(const cmp_args_t *a, mb_report_t *base, mb_report_t *ne
     fflush(stdout);
     int rc = mb_compare_exit_code(&c);
     if (a->json && mb_compare_write_json(&c, a->json, err, sizeof err)) rc = mb_die(MB_EXIT_USAGE, "%s", err);
+    else if (a->plot) {
+        char svg[1024];
+        mb_plot_default_path(a->json, svg, sizeof svg);
+        if (mb_plot_file(a->json, svg, err, sizeof err)) rc = mb_die(MB_EXIT_USAGE, "%s", err);
+        else fprintf(stderr, "wrote %s\n", svg);
+    }
     mb_compare_free(&c);
     return rc;
 }

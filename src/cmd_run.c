@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "compare.h"
+#include "plot.h"
 #include "report.h"
 #include "runner.h"
 
@@ -20,6 +22,10 @@ static const char help[] =
     "  --kernel NAME         auto | portable | sm90 (default auto: sm90 on Hopper, else portable)\n"
     "  --tuning FILE         tuning file for \"num_kv_splits\": \"tuned\" (default results/tuning/DEVICE.json)\n"
     "  --quiet               no progress lines on stderr\n"
+    "  --plot                also draw DIR/STEM.svg: effective TB/s per case against the copy bandwidth\n"
+    "  --baseline FILE       then compare with a baseline result file, as `mla-bench compare` does (one\n"
+    "                        config only); exit 3 on a regression\n"
+    "  --max-regression PCT  with --baseline: the threshold, 5 and 5%% both mean 5 %% (default 5%%)\n"
     "  --inject-fault NAME   plant a bug to prove the check catches it (tests only):\n"
     "                        drop-token | wrong-scale | split-shift; or a slowdown the regression gate\n"
     "                        must catch: extra-kv-pass\n";
@@ -40,8 +46,36 @@ static double now_s(void)
 }
 
 /* Runs one config and writes its tables. Returns the config's exit code. */
-static int run_config(mb_runner_t *r, const mb_config_t *cfg, const char *out_dir)
+typedef struct run_opts {
+    const char *out_dir, *baseline;
+    int first;                 /* argv index of the first config */
+    int plot;
+    mb_compare_opts_t cmp;
+} run_opts_t;
+
+/* The regression gate in one step: the finished report against a baseline file. */
+static int gate(const mb_report_t *rep, const run_opts_t *o)
 {
+    mb_report_t base;
+    mb_compare_t c;
+    char err[1024];
+    mb_compare_opts_t co = o->cmp;
+    co.base_label = o->baseline;
+    co.new_label = "this run";
+    if (mb_report_read_json(o->baseline, &base, err, sizeof err)) return mb_die(MB_EXIT_USAGE, "%s", err);
+    int rc = mb_compare_reports(&base, rep, &co, &c, err, sizeof err);
+    mb_report_free_read(&base);
+    if (rc) return mb_die(MB_EXIT_USAGE, "%s", err);
+    printf("\n");
+    mb_compare_print(stdout, &c, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+    rc = mb_compare_exit_code(&c);
+    mb_compare_free(&c);
+    return rc;
+}
+
+static int run_config(mb_runner_t *r, const mb_config_t *cfg, const run_opts_t *o)
+{
+    const char *out_dir = o->out_dir;
     int builds0 = r->plans.builds, uploads0 = r->plans.uploads, worst = MB_EXIT_OK, reused = 0, rc;
     int *splits = calloc(cfg->n_cases, sizeof(int));
     char *how = calloc(cfg->n_cases, 1);
@@ -84,6 +118,18 @@ static int run_config(mb_runner_t *r, const mb_config_t *cfg, const char *out_di
         mb_die(MB_EXIT_GPU, "%s", err);
         if (worst == MB_EXIT_OK) worst = MB_EXIT_GPU;
     }
+    if (!worst && o->plot) {
+        char json[1024], svg[1024];
+        snprintf(json, sizeof json, "%s/%s.json", out_dir, stem);
+        snprintf(svg, sizeof svg, "%s/%s.svg", out_dir, stem);
+        if (mb_plot_file(json, svg, err, sizeof err)) worst = mb_die(MB_EXIT_GPU, "%s", err);
+        else fprintf(stderr, "wrote %s\n", svg);
+    }
+    /* A check failure outranks a regression, as in `compare`; an interrupted run gates nothing. */
+    if (o->baseline && !mb_interrupted && (worst == MB_EXIT_OK || worst == MB_EXIT_CHECK_FAILED)) {
+        int g = gate(&rep, o);
+        if (worst == MB_EXIT_OK) worst = g;
+    }
     if (mb_interrupted) worst = MB_EXIT_INTERRUPTED;
 out:
     for (int i = 0; i < cfg->n_cases; i++) free(res[i].samples_us);
@@ -93,21 +139,21 @@ out:
     return worst;
 }
 
-typedef struct run_opts {
-    const char *out_dir;
-    int first;                 /* argv index of the first config */
-} run_opts_t;
-
 static int parse_args(int argc, char **argv, mb_runner_t *r, run_opts_t *o)
 {
     r->kernel = "auto";
-    o->out_dir = "results";
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *v = NULL;
         if (!strcmp(argv[i], "--help")) { fputs(help, stdout); fputs(mb_exit_codes_help, stdout); return -1; }
         if (!strcmp(argv[i], "--quiet")) { r->quiet = 1; continue; }
+        if (!strcmp(argv[i], "--plot")) { o->plot = 1; continue; }
         if (mb_opt(argc, argv, &i, "--out", &v)) o->out_dir = v;
+        else if (mb_opt(argc, argv, &i, "--baseline", &v)) o->baseline = v;
+        else if (mb_opt(argc, argv, &i, "--max-regression", &v)) {
+            if (v && mb_compare_parse_pct(v, &o->cmp.max_regression_pct))
+                return mb_die(MB_EXIT_USAGE, "run: --max-regression: expected a percentage such as 5 or 5%%, got '%s'", v);
+        }
         else if (mb_opt(argc, argv, &i, "--dump", &v)) r->dump_dir = v;
         else if (mb_opt(argc, argv, &i, "--kernel", &v)) r->kernel = v;
         else if (mb_opt(argc, argv, &i, "--tuning", &v)) r->tuning_path = v;
@@ -121,6 +167,8 @@ static int parse_args(int argc, char **argv, mb_runner_t *r, run_opts_t *o)
     if (strcmp(r->kernel, "auto") && strcmp(r->kernel, "portable") && strcmp(r->kernel, "sm90"))
         return mb_die(MB_EXIT_USAGE, "run: --kernel: expected auto, portable or sm90, got '%s'", r->kernel);
     if (i >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
+    if (o->baseline && argc - i != 1)
+        return mb_die(MB_EXIT_USAGE, "run: --baseline compares one config's results; got %d configs", argc - i);
     o->first = i;
     return 0;
 }
@@ -128,7 +176,10 @@ static int parse_args(int argc, char **argv, mb_runner_t *r, run_opts_t *o)
 int cmd_run(int argc, char **argv)
 {
     mb_runner_t r;
-    run_opts_t o = { "results", 0 };
+    run_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.out_dir = "results";
+    mb_compare_opts_default(&o.cmp);
     int rc, worst = MB_EXIT_OK;
     memset(&r, 0, sizeof r);
     if ((rc = parse_args(argc, argv, &r, &o))) return rc < 0 ? MB_EXIT_OK : rc;
@@ -143,7 +194,7 @@ int cmd_run(int argc, char **argv)
     if (!rc && !(rc = mb_runner_open(&r))) {
         mb_runner_catch_sigint();
         for (int i = 0; i < n && !mb_interrupted; i++) {
-            int c = run_config(&r, &cfgs[i], o.out_dir);
+            int c = run_config(&r, &cfgs[i], &o);
             if (c == MB_EXIT_INTERRUPTED || c > worst) worst = c;
         }
         rc = worst;

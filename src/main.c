@@ -23,6 +23,8 @@ const char mb_exit_codes_help[] =
 static const struct { const char *name; int (*fn)(int, char **); const char *summary; } commands[] = {
     { "run", cmd_run, "run configs on the GPU: generate, check, time, write tables" },
     { "sweep", cmd_sweep, "run each shape at several num_kv_splits: best split, tuning file" },
+    { "compare", cmd_compare, "compare two result files: the regression gate" },
+    { "plot", cmd_plot, "SVG charts of run, sweep and compare results" },
     { "check", cmd_check, "validate configs without a GPU" },
     { "info", cmd_info, "describe the GPU and measure its copy bandwidth and launch floor" },
 };

@@ -10,10 +10,11 @@ int64_t mb_unit_cost(const mb_work_t *u) { return (int64_t)(u->kv_end - u->kv_be
  * groups split s ways make B*G*s units of about L/s tokens; spread over W workers, the busiest holds
  * ceil(B*G*s / W) of them. So the critical path is ceil(B*G*s / W) * (L/s + unit overhead), plus one
  * more overhead for the combine when s > 1; the smallest wins, ties going to fewer splits. Splits never
- * go below AUTO_MIN_SPLIT tokens (a split writes rows x 512 fp32 partials, which only pays when it buys
- * parallelism) nor past AUTO_MAX_SPLITS. Sized from the mean length; each batch is clamped to its own
- * length. Counting whole waves matters: 416 units on 396 workers take two rounds, 384 take one. */
-#define AUTO_MIN_SPLIT 128
+ * go below one kernel tile nor past AUTO_MAX_SPLITS. Sized from the mean length; each batch is clamped
+ * to its own length. Counting whole waves matters: 416 units on 396 workers take two rounds, 384 take
+ * one. (A first version also kept splits >= 128 tokens, to spare the partial writes; the H200 sweep of
+ * mixed-mla showed (4, 1, 1024, 32) fastest at 32 splits of 32 tokens, 1.42x faster than at 8, and no
+ * shape hurt by short splits: results/NOTES.md.) */
 #define AUTO_MAX_SPLITS 64
 
 static int split_chunk(int len, int splits, int gran);
@@ -28,7 +29,7 @@ int mb_auto_splits(const mb_plan_params_t *p)
     int best = 1;
     int64_t best_cost = INT64_MAX;
     for (int s = 1; s <= AUTO_MAX_SPLITS; s++) {
-        if (s > 1 && mean / s < AUTO_MIN_SPLIT) break;
+        if (s > 1 && mean / s < p->kv_granularity) break;
         int64_t waves = (base * s + p->max_ctas - 1) / p->max_ctas;
         int64_t cost = waves * (split_chunk(mean, s, p->kv_granularity) + MB_UNIT_OVERHEAD) + (s > 1 ? MB_UNIT_OVERHEAD : 0);
         if (cost < best_cost) { best_cost = cost; best = s; }
@@ -46,10 +47,10 @@ static int split_chunk(int len, int splits, int gran)
     return ceil_div(tiles, splits) * gran;
 }
 
-/* Under "auto" a short batch among long ones is not cut below AUTO_MIN_SPLIT tokens a split either. */
+/* Under "auto" a short batch among long ones is not cut below one tile a split either. */
 static int batch_splits(const mb_plan_params_t *p, int splits, int len)
 {
-    int most = len / AUTO_MIN_SPLIT;
+    int most = len / p->kv_granularity;
     return p->splits == 0 && splits > most ? (most > 1 ? most : 1) : splits;
 }
 

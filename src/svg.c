@@ -102,14 +102,22 @@ static void linear_ticks(axis_t *a, int target, int expand)
         a->t[a->nt++] = k == 0 ? 0.0 : k * step;   /* never "-0" */
     double d = -floor(log10(step) + 1e-9);
     a->dec = d > 0 ? (int)d : 0;
-    if (a->dec > 6 || fabs(a->lo) >= 1e7 || fabs(a->hi) >= 1e7) a->dec = -1;
+    /* Past 4 decimals or 7 digits, "5e-6" and "2e9" read better than a row of zeros. */
+    if (a->dec > 4 || fabs(a->lo) >= 1e7 || fabs(a->hi) >= 1e7) a->dec = -1;
 }
 
 static void tick_label(char *b, size_t n, const axis_t *a, double t)
 {
-    if (a->log2) snprintf(b, n, "%g", exp2(t));
-    else if (a->dec < 0) snprintf(b, n, "%g", t);
-    else snprintf(b, n, "%.*f", a->dec, t);
+    if (a->dec >= 0 && !a->log2) { snprintf(b, n, "%.*f", a->dec, t); return; }
+    if (a->log2 && t >= 0 && t < 53) { snprintf(b, n, "%.0f", exp2(t)); return; }   /* 1024, not 1.024e3 */
+    snprintf(b, n, "%g", a->log2 ? exp2(t) : t);
+    /* "2e+09" -> "2e9", "5e-06" -> "5e-6". */
+    char *e = strchr(b, 'e'), *d = e ? e + 1 : NULL;
+    if (!e) return;
+    if (*d == '-') d++;
+    char *z = d + (*d == '+');
+    while (*z == '0' && z[1]) z++;
+    memmove(d, z, strlen(z) + 1);
 }
 
 typedef struct { double lo, hi; } range_t;
@@ -278,24 +286,34 @@ static double ytick_w(const axis_t *y)
     return w;
 }
 
+/* Height under the plot taken by the x tick labels. */
+static double x_below(const mb_svg_chart_t *c, const axis_t *x)
+{
+    double below = FS_TICK + 10, sn = sin(ROT_DEG * M_PI / 180), cs = cos(ROT_DEG * M_PI / 180);
+    if (x->cat) {
+        below = 0;
+        for (int i = 0; i < c->n_categories; i++)
+            below = fmax(below, text_w(c->categories[i], FS_TICK) * sn + FS_TICK * cs);
+        below += 12;
+    }
+    return below;
+}
+
 /* Margins this chart needs around a plot of L->pw x L->ph; only grows those in L. */
 static void measure(const mb_svg_chart_t *c, const axis_t *x, const axis_t *y, int tfs, layout_t *L)
 {
-    double cs = cos(ROT_DEG * M_PI / 180), sn = sin(ROT_DEG * M_PI / 180);
+    double cs = cos(ROT_DEG * M_PI / 180);
     int rows = legend(NULL, c, 0, 0, L->pw);
     double top = title_h(c, tfs) + rows * LEGEND_ROW + (rows ? 4 : 6);
     double left = 12 + (has(c->y_label) ? FS_AXIS + 8 : 0) + ytick_w(y) + 9;
-    double below = FS_TICK + 10, right = 20;
+    double below = x_below(c, x), right = 20;
     if (x->cat) {
         double band = L->pw / x->n;
-        below = 0;
         for (int i = 0; i < c->n_categories; i++) {
             double w = text_w(c->categories[i], FS_TICK);
             /* A rotated label hangs down and to the left of its tick; the first ones may reach past the axis. */
             if (w * cs - band * (i + 0.5) + 8 > left) left = w * cs - band * (i + 0.5) + 8;
-            if (w * sn + FS_TICK * cs > below) below = w * sn + FS_TICK * cs;
         }
-        below += 12;
     } else if (x->nt) {
         char b[64];
         tick_label(b, sizeof b, x, x->t[x->nt - 1]);
@@ -344,9 +362,11 @@ static int hits(const obst_t *o, double x0, double y0, double x1, double y1)
     return 1;
 }
 
-/* Draws a label of font size fs at the first of the nc candidate boxes (top-left corners) that lies inside
- * the plot and covers nothing, else at the inside one covering least; the label then becomes an obstacle. */
-static void place(FILE *f, plot_t *p, const double (*cand)[2], int nc, const char *s, int bold)
+/* Draws a label at the first of the nc candidate boxes (left, top, alignment: 0 start, 0.5 middle, 1 end)
+ * that lies inside the plot and covers nothing, else at the inside one covering least; the label then
+ * becomes an obstacle. The text is anchored on the side it is aligned to, so a width estimated too wide
+ * leaves a gap on the far side rather than a label away from its line or mark. */
+static void place(FILE *f, plot_t *p, const double (*cand)[3], int nc, const char *s, int bold)
 {
     double w = text_w(s, FS_NOTE) * (bold ? 1.1 : 1), h = FS_NOTE * 1.25;
     int best = -1, best_hits = 0;
@@ -357,9 +377,12 @@ static void place(FILE *f, plot_t *p, const double (*cand)[2], int nc, const cha
         for (int i = 0; i < p->n; i++) n += hits(&p->v[i], bx, by, bx + w, by + h);
         if (best < 0 || n < best_hits) { best = k; best_hits = n; }
     }
-    double bx = best >= 0 ? cand[best][0] : clampd(cand[0][0], p->x0 + 2, fmax(p->x0 + 2, p->x1 - 2 - w));
-    double by = best >= 0 ? cand[best][1] : clampd(cand[0][1], p->yt + 1, fmax(p->yt + 1, p->yb - 1 - h));
-    text(f, bx, by + FS_NOTE * 0.95, FS_NOTE, "start", bold ? HALO " font-weight=\"bold\"" : HALO, s);
+    int k = best >= 0 ? best : 0;
+    double al = cand[k][2];
+    double bx = best >= 0 ? cand[k][0] : clampd(cand[0][0], p->x0 + 2, fmax(p->x0 + 2, p->x1 - 2 - w));
+    double by = best >= 0 ? cand[k][1] : clampd(cand[0][1], p->yt + 1, fmax(p->yt + 1, p->yb - 1 - h));
+    text(f, bx + al * w, by + FS_NOTE * 0.95, FS_NOTE, al == 0 ? "start" : al == 1 ? "end" : "middle",
+         bold ? HALO " font-weight=\"bold\"" : HALO, s);
     obst(p, bx, by, bx + w, by + h, 0);
 }
 
@@ -373,7 +396,7 @@ static void labels(FILE *f, const mb_svg_chart_t *c, const axis_t *x, const axis
         if (!isfinite(hl->y) || !has(hl->label)) continue;
         double py = map_t(y, hl->y, p->yb, p->yt), w = text_w(hl->label, FS_NOTE);
         double xr = p->x1 - 4 - w, xl = p->x0 + 4, xm = (p->x0 + p->x1 - w) / 2, up = py - 2 - h, dn = py + 2;
-        const double cand[6][2] = {{xr, up}, {xr, dn}, {xl, up}, {xl, dn}, {xm, up}, {xm, dn}};
+        const double cand[6][3] = {{xr, up, 1}, {xr, dn, 1}, {xl, up, 0}, {xl, dn, 0}, {xm, up, .5}, {xm, dn, .5}};
         place(f, p, cand, 6, hl->label, 0);
     }
     for (int i = 0; i < c->n_marks; i++) {
@@ -381,10 +404,12 @@ static void labels(FILE *f, const mb_svg_chart_t *c, const axis_t *x, const axis
         double xu = x->cat ? m->x : x_units(c, m->x);
         if (!isfinite(m->y) || !isfinite(xu) || !has(m->label)) continue;
         double px = map_t(x, xu, p->x0, p->x1), py = map_t(y, m->y, p->yb, p->yt);
+        if (px < p->x0 || px > p->x1) continue;   /* a ring clipped away needs no label */
         double w = text_w(m->label, FS_NOTE) * 1.1, r = 11;
-        const double cand[8][2] = {{px + r, py - r - h}, {px - r - w, py - r - h}, {px + r, py + r},
-                                   {px - r - w, py + r}, {px - w / 2, py - r - h - 4}, {px - w / 2, py + r + 4},
-                                   {px + r + 2, py - h / 2}, {px - r - 2 - w, py - h / 2}};
+        const double cand[8][3] = {{px + r, py - r - h, 0}, {px - r - w, py - r - h, 1}, {px + r, py + r, 0},
+                                   {px - r - w, py + r, 1}, {px - w / 2, py - r - h - 4, .5},
+                                   {px - w / 2, py + r + 4, .5}, {px + r + 2, py - h / 2, 0},
+                                   {px - r - 2 - w, py - h / 2, 1}};
         place(f, p, cand, 8, m->label, 1);
     }
 }
@@ -526,7 +551,7 @@ static int render(FILE *f, const mb_svg_chart_t *c, const axis_t *x, const axis_
     labels(f, c, x, y, &pl);
     free(pl.v);
     if (!drawn) text(f, (x0 + x1) / 2, (yt + yb) / 2, FS_AXIS, "middle", " fill=\"#888\"", "no data");
-    if (has(c->x_label)) text(f, (x0 + x1) / 2, yb + L->bottom - 8, FS_AXIS, "middle", NULL, c->x_label);
+    if (has(c->x_label)) text(f, (x0 + x1) / 2, yb + x_below(c, x) + FS_AXIS + 4, FS_AXIS, "middle", NULL, c->x_label);
     if (has(c->y_label)) {
         fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"%d\" text-anchor=\"middle\">",
                 x0 - 9 - ytick_w(y) - 8, (yt + yb) / 2, FS_AXIS);
@@ -544,7 +569,8 @@ static int write_svg(const char *path, const char *title, const mb_svg_chart_t *
 {
     if (n < 0 || (n && !p)) { snprintf(err, errlen, "%s: no chart to draw", path); return -1; }
     if (cols <= 0) cols = (int)ceil(sqrt(n));
-    if (cols > n) cols = n > 0 ? n : 1;
+    if (cols > n) cols = n;
+    if (cols < 1) cols = 1;
     int rows = (n + cols - 1) / cols, tfs = single ? FS_TITLE : FS_PANEL, rc = 0;
     axis_t *ax = calloc(2 * (size_t)(n ? n : 1), sizeof *ax);
     char *buf = NULL;

@@ -12,15 +12,16 @@ typedef enum { MB_SVG_LINE = 1, MB_SVG_POINTS = 2, MB_SVG_BARS = 4 } mb_svg_styl
 
 typedef struct mb_svg_series {
     const char *label;            /* legend text; NULL = no legend entry */
-    const double *x, *y;          /* x is ignored on a categorical axis (the index is used) */
-    int n;
+    const double *x, *y;          /* x NULL, or on a categorical axis: the index is x */
+    int n;                        /* n = 0 with a label: a legend entry alone (e.g. a bar colour's meaning) */
     const double *yerr;           /* optional symmetric error bars (half-widths); NULL = none */
     const char *color;            /* "#rrggbb"; NULL = next palette colour */
     const char *const *colors;    /* optional per-point colours (bars); NULL or a NULL entry = color */
     int style;                    /* mb_svg_style_t bits */
 } mb_svg_series_t;
 
-/* A horizontal reference line across the plot, labelled at its right end. */
+/* A horizontal reference line across the plot, its label just above or below it: at the right end where
+ * that covers no data, else at the left end or the middle. */
 typedef struct mb_svg_hline {
     double y;
     const char *label;            /* NULL = no label */
@@ -28,7 +29,8 @@ typedef struct mb_svg_hline {
     const char *color;            /* NULL = dark grey */
 } mb_svg_hline_t;
 
-/* A highlighted point: a ring around (x, y) and its label beside it (x is the index on a categorical axis). */
+/* A highlighted point: a ring around (x, y), its label (bold) beside the ring where it covers no data;
+ * x is the index on a categorical axis. */
 typedef struct mb_svg_mark {
     double x, y;
     const char *label;

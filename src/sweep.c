@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cJSON.h>
+#include "plot.h"
 #include "report.h"
 #include "sweep.h"
 #include "tuning.h"
@@ -272,7 +273,13 @@ int mb_sweep_write_all(const mb_sweep_t *sw, const mb_env_t *env, const char *di
         if (rc) return -1;
         fprintf(stderr, "wrote %s\n", path);
     }
-    (void)plot;
+    if (plot) {
+        char json[1024];
+        snprintf(json, sizeof json, "%s/%s.json", dir, stem);
+        snprintf(path, sizeof path, "%s/%s.svg", dir, stem);
+        if (mb_plot_file(json, path, err, errlen)) return -1;
+        fprintf(stderr, "wrote %s\n", path);
+    }
     return 0;
 }
 

@@ -67,9 +67,25 @@ static void run_without_gpu(void)
     CHECK(mb("run") == 2);
 }
 
+/* The gate on pairs recorded on the H200 (results/h200/gate): the same binary twice must not be called a
+ * regression; a build with one extra pass over the KV cache must be. No GPU needed: recorded files. */
+static void gate_on_recorded_pairs(void)
+{
+    CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0, "%s", out);
+    CHECK(strstr(out, " 0 regressed,") != NULL);
+    CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3, "%s", out);
+    CHECK(strstr(out, "regressed") && strstr(out, "b32-q1-kv8192-h16/mode=graph"));
+    /* A tighter threshold turns the A/A pair's noise into nothing more than "slower" at worst. */
+    CHECK(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0);
+    CHECK(mb("plot -o /tmp/mb-cli-plot.svg results/h200/gate/aa-1.json") == 0);
+    CHECK(mb("plot results/h200/gate/no-such.json") == 2 && strstr(out, "no-such.json"));
+    CHECK(mb("run --baseline results/h200/gate/aa-1.json configs/smoke.json configs/mixed-mla.json") == 2);
+}
+
 void suite_cli(void)
 {
     RUN(help_and_version);
     RUN(check_command);
     RUN(run_without_gpu);
+    RUN(gate_on_recorded_pairs);
 }

@@ -378,10 +378,10 @@ static void config_err_int_fields(void)
     BAD_VALUE("'min_runs':100001", "min_runs: expected integer in [1, 100000], got 100001");
     BAD_VALUE("'max_runs':0", "max_runs: expected integer in [1, 1000000], got 0");
     BAD_VALUE("'max_runs':1000001", "max_runs: expected integer in [1, 1000000], got 1000001");
-    BAD_VALUE("'num_kv_splits':'many'", "num_kv_splits: expected 'auto' or integer in [1, 256], got 'many'");
-    BAD_VALUE("'num_kv_splits':0", "num_kv_splits: expected 'auto' or integer in [1, 256], got 0");
-    BAD_VALUE("'num_kv_splits':257", "num_kv_splits: expected 'auto' or integer in [1, 256], got 257");
-    BAD_VALUE("'num_kv_splits':['auto',2.5]", "num_kv_splits[1]: expected 'auto' or integer in [1, 256], got 2.5");
+    BAD_VALUE("'num_kv_splits':'many'", "num_kv_splits: expected 'auto', 'tuned' or integer in [1, 256], got 'many'");
+    BAD_VALUE("'num_kv_splits':0", "num_kv_splits: expected 'auto', 'tuned' or integer in [1, 256], got 0");
+    BAD_VALUE("'num_kv_splits':257", "num_kv_splits: expected 'auto', 'tuned' or integer in [1, 256], got 257");
+    BAD_VALUE("'num_kv_splits':['auto',2.5]", "num_kv_splits[1]: expected 'auto', 'tuned' or integer in [1, 256], got 2.5");
 }
 
 static void config_err_other_fields(void)

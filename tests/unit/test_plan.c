@@ -469,9 +469,9 @@ static void test_auto_splits(void)
         int64_t sum = 0;
         for (int b = 0; b < p.batch; b++) sum += lens[b];
         CHECKF(s >= 1, "auto %d", s);
-        /* More than one split only when the mean length gives every split >= 128 tokens. */
-        if (s > 1) CHECKF(sum >= (int64_t)128 * s * p.batch, "auto %d splits, mean %lld", s, (long long)(sum / p.batch));
-        /* The built auto plan's splits are no shorter than 128 tokens on average either. */
+        /* More than one split only when the mean length gives every split at least one tile. */
+        if (s > 1) CHECKF(sum >= (int64_t)p.kv_granularity * s * p.batch, "auto %d splits, mean %lld", s, (long long)(sum / p.batch));
+        /* The built auto plan's splits are no shorter than one tile on average either. */
         if (it % 8 == 0 && p.batch <= 64) {
             p.splits = 0;
             mb_plan_t pl;
@@ -479,7 +479,7 @@ static void test_auto_splits(void)
             /* Units per row group, summed over batches, is num_units / groups. */
             int groups = cdiv((int64_t)p.q_len * p.heads, p.rows_per_unit);
             if (pl.splits_max > 1)
-                CHECKF(sum * groups >= (int64_t)128 * pl.num_units, "auto plan: %lld tokens in %d units of %d groups",
+                CHECKF(sum * groups >= (int64_t)p.kv_granularity * pl.num_units, "auto plan: %lld tokens in %d units of %d groups",
                        (long long)sum, pl.num_units, groups);
             CHECK(pl.splits_max <= s);
             mb_plan_free(&pl);
@@ -506,10 +506,14 @@ static void test_auto_splits(void)
     mb_plan_params_t p2 = { 256, 2, 128, many, 0, 64, 64, 528, 0 };   /* 1024 units unsplit > 528 CTAs */
     CHECK(mb_auto_splits(&p1) >= 16);
     CHECK(mb_auto_splits(&p2) == 1);
-    /* Short sequences never split, however idle the GPU. */
-    int32_t shortl = 200;
+    /* On an idle GPU a short sequence splits, but only while that shortens the longest split: 200
+     * tokens are 13 tiles of 16; 7 splits already make the longest 2 tiles, and 8 to 12 splits would
+     * leave it at 2 tiles while adding partials, so 7. One tile never splits. */
+    int32_t shortl = 200, one_tile = 16;
     mb_plan_params_t p3 = { 1, 1, 1, &shortl, 0, 16, 16, 528, 0 };
-    CHECK(mb_auto_splits(&p3) == 1);
+    CHECK(mb_auto_splits(&p3) == 7);
+    mb_plan_params_t p4 = { 1, 1, 1, &one_tile, 0, 16, 16, 528, 0 };
+    CHECK(mb_auto_splits(&p4) == 1);
 }
 
 /* The invariant checkers themselves can fail: each hand-made corruption of a good plan must be seen. */
