@@ -92,7 +92,7 @@ static int run_config(mb_runner_t *r, const mb_config_t *cfg, const run_opts_t *
         const mb_case_t *c = &cfg->cases[i];
         char err[512] = "";
         mb_case_state_t st;
-        mb_progress(r, i, cfg->n_cases, c->name, mb_mode_name(c->mode),
+        mb_progress(r, i, cfg->n_cases, c->name, mb_mode_name(c->mode), i ? res[i - 1].time.median : 0.0,
                     i ? (now_s() - t0) / i * (cfg->n_cases - i) : 0.0);
         res[i].c = c;
         rc = mb_case_open(r, c, &st, err, sizeof err);

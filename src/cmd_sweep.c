@@ -104,7 +104,7 @@ static int run_points(mb_runner_t *r, mb_sweep_t *sw)
         for (int p = 0; p < grp->n_points && !mb_interrupted; p++, done++) {
             mb_case_result_t *res = &grp->res[p];
             mb_progress(r, done, sw->n_points, grp->points[p].name, mb_mode_name(grp->first->mode),
-                        done ? (now_s() - t0) / done * (sw->n_points - done) : 0.0);
+                        p ? grp->res[p - 1].time.median : 0.0, done ? (now_s() - t0) / done * (sw->n_points - done) : 0.0);
             /* The point's case carries its own name and split request; the inputs are the shape's. */
             st.ws.c = &grp->points[p];
             rc = mb_case_eval(r, &st, grp->points[p].splits, grp->points[p].splits ? 0 : 'a', res, err, sizeof err);

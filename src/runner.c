@@ -172,11 +172,13 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
     return 0;
 }
 
-void mb_progress(const mb_runner_t *r, int i, int n, const char *name, const char *mode, double eta_s)
+void mb_progress(const mb_runner_t *r, int i, int n, const char *name, const char *mode, double last_us,
+                 double eta_s)
 {
     if (r->quiet || !isatty(STDERR_FILENO)) return;
     fprintf(stderr, "\r\033[K[%d/%d] %s (%s)", i + 1, n, name, mode);
-    if (eta_s > 0) fprintf(stderr, ", about %.0f s left", eta_s);
+    if (last_us > 0) fprintf(stderr, "; last case %.2f us", last_us);
+    if (eta_s > 0) fprintf(stderr, "; about %.0f s left", eta_s);
     if (i + 1 == n) fputc('\n', stderr);
 }
 

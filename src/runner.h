@@ -49,8 +49,10 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
                  char *err, size_t errlen);
 void mb_case_close(mb_case_state_t *st);
 
-/* "[i/n] name (mode), ETA" on stderr when it is a terminal and --quiet is off. */
-void mb_progress(const mb_runner_t *r, int i, int n, const char *name, const char *mode, double eta_s);
+/* "[i/n] name (mode), the last case's median, the time left" on stderr when it is a terminal and
+ * --quiet is off; nothing in CI logs. last_us <= 0: no case finished yet. */
+void mb_progress(const mb_runner_t *r, int i, int n, const char *name, const char *mode, double last_us,
+                 double eta_s);
 /* DIR/STEM from a config path: "configs/mixed-mla.json" -> "mixed-mla". */
 const char *mb_stem_of(const char *path, char *buf, size_t n);
 
