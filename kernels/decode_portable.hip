@@ -83,7 +83,11 @@ __device__ static void unit_run(pt_smem &sm, const mb_decode_args_t &a, const mb
     for (int i = threadIdx.x; i < PT_ROWS * (MB_DK / 4); i += PT_THREADS) {
         int r = i / (MB_DK / 4), c = i % (MB_DK / 4);
         float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (r < rows) {
+        if (r < rows && a.q_bf16) {
+            uint2 x = *(const uint2 *)(a.q_bf16 + (qrow0 + r) * MB_DK + 4 * c);
+            v = make_float4(mb_bits_f32(x.x << 16), mb_bits_f32(x.x & 0xffff0000u), mb_bits_f32(x.y << 16),
+                            mb_bits_f32(x.y & 0xffff0000u));
+        } else if (r < rows) {
             uint32_t x = *(const uint32_t *)(a.q + (qrow0 + r) * MB_DK + 4 * c);
             v = make_float4(mb_fp8_fast(x), mb_fp8_fast(x >> 8), mb_fp8_fast(x >> 16), mb_fp8_fast(x >> 24));
         }
@@ -98,7 +102,7 @@ __device__ static void unit_run(pt_smem &sm, const mb_decode_args_t &a, const mb
         l[r] = 0.0f;
     }
     /* log2(e) folds the natural-exp softmax into exp2. */
-    float mult = a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
+    float mult = (a.q_bf16 ? 1.0f : *a.q_scale) * scale_kv * a.sm_scale * 1.4426950408889634f;
     float acc[PT_ROWS][4];
 #pragma unroll
     for (int r = 0; r < PT_ROWS; r++) acc[r][0] = acc[r][1] = acc[r][2] = acc[r][3] = 0.0f;

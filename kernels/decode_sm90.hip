@@ -138,7 +138,7 @@ __device__ static void unit_run(s9_pair &sm, const mb_decode_args_t &a, const mb
     }
     load_tile(sm, a.kv, u.kv_begin, kv_end, pl);
 
-    const float mult = a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
+    const float mult = *a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
     float m[2] = { -INFINITY, -INFINITY }, l[2] = { 0.0f, 0.0f };
     float o[32][4];
 #pragma unroll
@@ -264,7 +264,8 @@ extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
 
 extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream_t s)
 {
-    if (a->rows_per_unit != S9_ROWS || a->num_ctas < 1) return hipErrorInvalidValue;
+    /* bf16 Q (q_quant "none") has no path here: its f16 copy would not fit beside the tiles. */
+    if (a->rows_per_unit != S9_ROWS || a->num_ctas < 1 || a->q_bf16) return hipErrorInvalidValue;
     int blocks = (a->num_ctas + S9_PAIRS - 1) / S9_PAIRS;
     decode_sm90_kernel<<<blocks, S9_THREADS, sizeof(s9_pair) * S9_PAIRS, s>>>(*a);
     return MB_LAUNCH_RESULT();

@@ -25,9 +25,10 @@ typedef struct mb_reduce {
 
 typedef struct mb_decode_args {
     const uint8_t *q;            /* fp8 [total_q][heads][576] */
+    const uint16_t *q_bf16;      /* non-NULL: q_quant "none", Q read as bf16 from here (q unused) */
     const uint8_t *kv;           /* fp8 [total_kv][576] */
     const float *kv_scale;       /* device scalar: per-tensor KV dequantisation scale */
-    float q_scale;               /* 1 on the cast-free path */
+    const float *q_scale;        /* device scalar: 1 on the cast-free path, amax / fp8_max for "amax" */
     float sm_scale;              /* 1/sqrt(576) */
     const int32_t *qo_indptr;    /* [batch + 1] */
     const int32_t *kv_indptr;    /* [batch + 1] */
@@ -84,7 +85,7 @@ hipError_t mb_launch_gen_bf16(uint16_t *dst, int64_t n, uint64_t seed, uint64_t 
                               hipStream_t s);
 /* amax of |src| into *amax (device, must be zeroed first). */
 hipError_t mb_launch_amax_bf16(const uint16_t *src, int64_t n, float *amax, hipStream_t s);
-/* scale = amax / fp8_max (1 if amax == 0); dst = sat_cast(src / scale). */
+/* scale = amax / fp8_max (1 if amax == 0); dst = sat_cast(src / scale). Also the "amax" Q recipe. */
 hipError_t mb_launch_quant_kv(const uint16_t *src, int64_t n, const float *amax, float *scale,
                               uint8_t *dst, hipStream_t s);
 
@@ -100,7 +101,7 @@ hipError_t mb_launch_combine(const mb_combine_args_t *a, hipStream_t s);
 typedef struct mb_ref_args {
     const uint8_t *q_fp8; const uint16_t *q_bf16;
     const uint8_t *kv_fp8; const uint16_t *kv_bf16;
-    float q_scale; const float *kv_scale; float sm_scale;
+    const float *q_scale, *kv_scale; float sm_scale;
     const int32_t *qo_indptr, *kv_indptr;
     int batch, total_q, q_len, heads, causal;
     float *out;                  /* fp32 [total_q][heads][512] */

@@ -7,7 +7,7 @@
 
 __device__ static float ref_q(const mb_ref_args_t &a, int64_t i)
 {
-    return a.q_fp8 ? mb_fp8_to_f32(a.q_fp8[i], MB_FP8_FNUZ) * a.q_scale : mb_bf16_to_f32(a.q_bf16[i]);
+    return a.q_fp8 ? mb_fp8_to_f32(a.q_fp8[i], MB_FP8_FNUZ) * *a.q_scale : mb_bf16_to_f32(a.q_bf16[i]);
 }
 
 __device__ static float ref_kv(const mb_ref_args_t &a, int64_t i, float kv_scale)

@@ -38,11 +38,11 @@ _Static_assert((long long)MB_MAX_BATCH * MB_MAX_Q_LEN * MB_MAX_HEADS <= INT32_MA
 /* Case fields. The grid keys come first, in expansion order: the first is the outermost loop. */
 typedef enum {
     F_BATCH, F_Q_LEN, F_HEADS, F_KV_LEN, F_SPLITS, F_MODE, F_L2, F_SEED, F_Q_STD, F_KV_STD, F_CAUSAL,
-    F_NAME, F_KV_LENS, F_WARMUP, F_MIN_RUNS, F_MAX_RUNS, F_TARGET_RSE, F_MAX_SECONDS,
+    F_Q_QUANT, F_PLAN, F_NAME, F_KV_LENS, F_WARMUP, F_MIN_RUNS, F_MAX_RUNS, F_TARGET_RSE, F_MAX_SECONDS,
     F_ATOL, F_RTOL, F_MAX_REL_L2, F_COUNT
 } field_id_t;
 
-enum { F_LAST_GRID = F_CAUSAL };
+enum { F_LAST_GRID = F_PLAN };
 
 typedef enum { K_INT, K_NUM, K_BOOL, K_CHOICE, K_SPLITS, K_KV_LEN, K_KV_LENS, K_NAME } kind_t;
 
@@ -50,13 +50,14 @@ typedef struct field {
     kind_t kind;
     double lo, hi;             /* accepted range (K_KV_LENS: of the list's length) */
     int lo_open;               /* K_NUM: lo itself is excluded */
-    const char *choice[2];     /* K_CHOICE: the value is the index of the matching string */
+    const char *choice[3];     /* K_CHOICE: the value is the index of the matching string */
 } field_t;
 
 static const char *const CASE_KEYS[F_COUNT] = {
     [F_BATCH] = "batch", [F_Q_LEN] = "q_len", [F_HEADS] = "heads", [F_KV_LEN] = "kv_len",
     [F_SPLITS] = "num_kv_splits", [F_MODE] = "mode", [F_L2] = "l2", [F_SEED] = "seed",
-    [F_Q_STD] = "q_std", [F_KV_STD] = "kv_std", [F_CAUSAL] = "causal", [F_NAME] = "name",
+    [F_Q_STD] = "q_std", [F_KV_STD] = "kv_std", [F_CAUSAL] = "causal", [F_Q_QUANT] = "q_quant",
+    [F_PLAN] = "plan", [F_NAME] = "name",
     [F_KV_LENS] = "kv_lens", [F_WARMUP] = "warmup", [F_MIN_RUNS] = "min_runs",
     [F_MAX_RUNS] = "max_runs", [F_TARGET_RSE] = "target_rse", [F_MAX_SECONDS] = "max_seconds",
     [F_ATOL] = "atol", [F_RTOL] = "rtol", [F_MAX_REL_L2] = "max_rel_l2",
@@ -75,6 +76,8 @@ static const field_t FIELDS[F_COUNT] = {
     [F_Q_STD] = {K_NUM, 0, 1e4, 1, {0}},
     [F_KV_STD] = {K_NUM, 0, 1e4, 1, {0}},
     [F_CAUSAL] = {K_BOOL, 0, 0, 0, {0}},
+    [F_Q_QUANT] = {K_CHOICE, 0, 0, 0, {"cast", "amax", "none"}},
+    [F_PLAN] = {K_CHOICE, 0, 0, 0, {"cached", "rebuild"}},
     [F_NAME] = {K_NAME, 1, MAX_NAME_LEN, 0, {0}},
     [F_KV_LENS] = {K_KV_LENS, 1, MB_MAX_BATCH, 0, {0}},
     [F_WARMUP] = {K_INT, 0, 1000, 0, {0}},
@@ -265,7 +268,10 @@ static void describe(int f, char *buf, size_t n)
     case K_INT: snprintf(buf, n, "integer in [%.17g, %.17g]", d->lo, d->hi); break;
     case K_NUM: snprintf(buf, n, "number in %c%.17g, %.17g]", d->lo_open ? '(' : '[', d->lo, d->hi); break;
     case K_BOOL: snprintf(buf, n, "true or false"); break;
-    case K_CHOICE: snprintf(buf, n, "\"%s\" or \"%s\"", d->choice[0], d->choice[1]); break;
+    case K_CHOICE:
+        if (d->choice[2]) snprintf(buf, n, "\"%s\", \"%s\" or \"%s\"", d->choice[0], d->choice[1], d->choice[2]);
+        else snprintf(buf, n, "\"%s\" or \"%s\"", d->choice[0], d->choice[1]);
+        break;
     case K_SPLITS: snprintf(buf, n, "\"auto\", \"tuned\" or integer in [%.17g, %.17g]", d->lo, d->hi); break;
     case K_KV_LEN:
         snprintf(buf, n, "integer in [%.17g, %.17g] or {\"uniform\": [lo, hi]}", d->lo, d->hi);
@@ -344,7 +350,7 @@ static int parse_value(ctx_t *x, int f, const cJSON *it, const char *path, value
         out->v = cJSON_IsTrue(it);
         return 0;
     case K_CHOICE:
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 3 && d->choice[i]; i++) {
             if (cJSON_IsString(it) && strcmp(it->valuestring, d->choice[i]) == 0) {
                 out->v = i;
                 return 0;
@@ -496,6 +502,8 @@ static void apply(mb_case_t *c, field_id_t f, value_t v)
     case F_Q_STD: c->q_std = v.v; break;
     case F_KV_STD: c->kv_std = v.v; break;
     case F_CAUSAL: c->causal = (int)v.v; break;
+    case F_Q_QUANT: c->q_quant = (mb_q_quant_t)v.v; break;
+    case F_PLAN: c->plan_rebuild = (int)v.v; break;
     case F_WARMUP: c->warmup = (int)v.v; break;
     case F_MIN_RUNS: c->min_runs = (int)v.v; break;
     case F_MAX_RUNS: c->max_runs = (int)v.v; break;
@@ -595,6 +603,9 @@ static int check_case(ctx_t *x, const sources_t *s, const char *prefix, const ch
     if (total > INT32_MAX)
         return fail(x, "%s: expected total KV tokens (sum of kv lengths) <= %d, got %lld", where, INT32_MAX,
                     (long long)total);
+    /* A graph replays one fixed call; rebuilding the plan on every call is a host-side cost it cannot show. */
+    if (c->plan_rebuild && c->mode == MB_MODE_GRAPH)
+        return fail(x, "%s: \"plan\": \"rebuild\" needs \"mode\": \"eager\" (a graph replays one fixed plan)", where);
     for (int b = 0; c->causal && b < c->batch; b++) {
         if (c->kv_lens[b] < c->q_len)
             return fail(x, "%s: causal needs kv_len >= q_len; batch %d has kv_len %d < q_len %d", where, b,
@@ -843,6 +854,11 @@ void mb_config_free(mb_config_t *cfg)
 const char *mb_mode_name(mb_mode_t m)
 {
     return m == MB_MODE_EAGER ? "eager" : "graph";
+}
+
+const char *mb_q_quant_name(mb_q_quant_t q)
+{
+    return FIELDS[F_Q_QUANT].choice[q];
 }
 
 int64_t mb_case_total_kv(const mb_case_t *c)

@@ -8,6 +8,11 @@
 
 typedef enum { MB_MODE_EAGER = 0, MB_MODE_GRAPH = 1 } mb_mode_t;
 
+/* How Q reaches fp8: "cast" (saturating cast, scale 1: the cast-free path), "amax" (per-tensor amax
+ * reduction, scale = amax / fp8_max, scaled cast: the reference recipe, as separate passes), "none"
+ * (bf16 Q against fp8 KV; the decode converts KV instead). */
+typedef enum { MB_Q_CAST = 0, MB_Q_AMAX = 1, MB_Q_NONE = 2 } mb_q_quant_t;
+
 /* num_kv_splits "tuned": the best count a sweep recorded for the shape (tuning file), else "auto". */
 #define MB_SPLITS_TUNED (-1)
 
@@ -25,6 +30,8 @@ typedef struct mb_case {
     int32_t *kv_lens;          /* [batch], owned */
     char kv_desc[64];          /* how the lengths were given: "1024", "uniform[1,4096]", "list" */
     int causal;                /* 1: query i of q_len sees kv_len - (q_len - 1 - i) tokens */
+    mb_q_quant_t q_quant;
+    int plan_rebuild;          /* "plan": "rebuild": build and upload the plan on every call (eager only) */
     int splits;                /* num_kv_splits: 0 = "auto", MB_SPLITS_TUNED, else a fixed count */
     mb_mode_t mode;
     int l2_cold;               /* 1: flush L2 before every timed call */
@@ -49,6 +56,7 @@ int mb_config_parse(const char *path, const char *text, mb_config_t *cfg, char *
 void mb_config_free(mb_config_t *cfg);
 
 const char *mb_mode_name(mb_mode_t m);
+const char *mb_q_quant_name(mb_q_quant_t q);
 /* Sum of kv_lens: the KV tokens a case reads, for sizing (its query rows are batch * q_len). */
 int64_t mb_case_total_kv(const mb_case_t *c);
 

@@ -38,17 +38,18 @@ fail:
 
 typedef struct npy_item { const char *name, *dtype; int ndim; int64_t shape[3]; const void *data; } npy_item_t;
 
-static int write_meta(const char *dir, const mb_ws_t *ws, float kv_scale, char *err, size_t errlen)
+static int write_meta(const char *dir, const mb_ws_t *ws, float q_scale, float kv_scale, char *err, size_t errlen)
 {
     char path[1200], text[1024];
     const mb_case_t *c = ws->c;
     int n = snprintf(text, sizeof text,
                      "{\n  \"case\": \"%s\",\n  \"batch\": %d, \"q_len\": %d, \"heads\": %d, \"causal\": %s,\n"
-                     "  \"dk\": %d, \"dv\": %d, \"sm_scale\": %.9g, \"q_scale\": 1.0, \"kv_scale\": %.9g,\n"
-                     "  \"fp8\": \"%s\", \"seed\": %llu,\n"
+                     "  \"dk\": %d, \"dv\": %d, \"sm_scale\": %.9g, \"q_scale\": %.9g, \"kv_scale\": %.9g,\n"
+                     "  \"fp8\": \"%s\", \"seed\": %llu, \"q_quant\": \"%s\",\n"
                      "  \"note\": \"bf16 tensors are stored as their raw bits (<u2); out_f32/ref are fp32\"\n}\n",
                      c->name, c->batch, c->q_len, c->heads, c->causal ? "true" : "false", MB_DK, MB_DV,
-                     1.0 / 24.0, kv_scale, mb_fp8_name(ws->kinfo.fp8_fnuz), (unsigned long long)c->seed);
+                     1.0 / 24.0, q_scale, kv_scale, mb_fp8_name(ws->kinfo.fp8_fnuz), (unsigned long long)c->seed,
+                     mb_q_quant_name(c->q_quant));
     snprintf(path, sizeof path, "%s/meta.json", dir);
     return mb_write_file_atomic(path, text, (size_t)n, err, errlen) ? 4 : 0;
 }
@@ -68,7 +69,8 @@ int mb_dump_case(const char *dir, mb_ws_t *ws, const uint16_t *out, const float 
     uint8_t *kv8 = q8 ? from_device(ws->kv_fp8, ws->n_kv, err, errlen) : NULL;
     uint16_t *kv = kv8 ? from_device(ws->kv_bf16, ws->n_kv * 2, err, errlen) : NULL;
     float *scale = kv ? from_device(ws->kv_scale, 4, err, errlen) : NULL;
-    float *outf = scale ? malloc(sizeof(float) * ws->n_out) : NULL;
+    float *qscale = scale ? from_device(ws->q_scale, 4, err, errlen) : NULL;
+    float *outf = qscale ? malloc(sizeof(float) * ws->n_out) : NULL;
     if (!outf) goto out;
     for (int64_t i = 0; i < ws->n_out; i++) outf[i] = mb_bf16_to_f32(out[i]);
     npy_item_t items[] = {
@@ -91,8 +93,8 @@ int mb_dump_case(const char *dir, mb_ws_t *ws, const uint16_t *out, const float 
         snprintf(path, sizeof path, "%s/%s.npy", sub, items[i].name);
         if (mb_npy_write(path, items[i].dtype, items[i].shape, items[i].ndim, items[i].data, err, errlen)) goto out;
     }
-    rc = write_meta(sub, ws, *scale, err, errlen);
+    rc = write_meta(sub, ws, *qscale, *scale, err, errlen);
 out:
-    free(q); free(q8); free(kv8); free(kv); free(scale); free(outf);
+    free(q); free(q8); free(kv8); free(kv); free(scale); free(qscale); free(outf);
     return rc;
 }

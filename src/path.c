@@ -111,6 +111,10 @@ static int ws_alloc(mb_ws_t *ws, char *err, size_t errlen)
     GPU_CHECK(hipMalloc((void **)&ws->amax, 4));
     GPU_CHECK(hipMalloc((void **)&ws->kv_scale, 4));
     GPU_CHECK(hipMalloc((void **)&ws->sink, 4));
+    GPU_CHECK(hipMalloc((void **)&ws->q_amax, 4));
+    GPU_CHECK(hipMalloc((void **)&ws->q_scale, 4));
+    const float one = 1.0f;
+    GPU_CHECK(hipMemcpy(ws->q_scale, &one, 4, hipMemcpyHostToDevice));
     GPU_CHECK(hipMalloc((void **)&ws->d_qo, sizeof(int32_t) * (ws->c->batch + 1)));
     GPU_CHECK(hipMalloc((void **)&ws->d_kv, sizeof(int32_t) * (ws->c->batch + 1)));
     return 0;
@@ -182,7 +186,8 @@ int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen)
     }
     if (ws->gexec) { (void)hipGraphExecDestroy(ws->gexec); ws->gexec = NULL; }
     ws->pe = pe;
-    mb_decode_args_t d = { ws->q_fp8, ws->kv_fp8, ws->kv_scale, 1.0f, (float)(1.0 / sqrt((double)MB_DK)),
+    mb_decode_args_t d = { ws->q_fp8, c->q_quant == MB_Q_NONE ? ws->q_bf16 : NULL, ws->kv_fp8, ws->kv_scale,
+                           ws->q_scale, (float)(1.0 / sqrt((double)MB_DK)),
                            pe->d_qo, pe->d_kv, pe->d_work, pe->d_work_indptr, p->num_ctas,
                            c->heads, c->q_len, c->causal, ws->kinfo.rows_per_unit,
                            ws->partial_o, ws->partial_lse, ws->out, ws->fault };
@@ -198,7 +203,7 @@ fail:
 void mb_ws_destroy(mb_ws_t *ws)
 {
     void *bufs[] = { ws->q_bf16, ws->kv_bf16, ws->out, ws->q_fp8, ws->kv_fp8, ws->amax, ws->kv_scale,
-                     ws->partial_o, ws->partial_lse, ws->ref, ws->d_qo, ws->d_kv, ws->sink };
+                     ws->partial_o, ws->partial_lse, ws->ref, ws->d_qo, ws->d_kv, ws->sink, ws->q_amax, ws->q_scale };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) (void)hipFree(bufs[i]);
     if (ws->gexec) (void)hipGraphExecDestroy(ws->gexec);
     memset(ws, 0, sizeof *ws);
@@ -206,13 +211,55 @@ void mb_ws_destroy(mb_ws_t *ws)
 
 /* ---- the call ---- */
 
+/* "plan": "rebuild" — what a caller without a cache pays: build the plan on the host and upload it,
+ * every call. The plan is deterministic, so the bound device copy is overwritten with the same bytes. */
+static int rebuild_plan(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
+{
+    mb_plan_entry_t *e = ws->pe;
+    mb_plan_t p;
+    int rc = 4;
+    if (mb_plan_build(&e->key, &p)) { snprintf(err, errlen, "plan rebuild failed"); return 4; }
+    size_t nb = sizeof(int32_t) * (e->key.batch + 1);
+    GPU_CHECK(hipMemcpyAsync(e->d_qo, p.qo_indptr, nb, hipMemcpyHostToDevice, s));
+    GPU_CHECK(hipMemcpyAsync(e->d_kv, p.kv_indptr, nb, hipMemcpyHostToDevice, s));
+    GPU_CHECK(hipMemcpyAsync(e->d_work_indptr, p.work_indptr, sizeof(int32_t) * (p.num_ctas + 1), hipMemcpyHostToDevice, s));
+    if (p.num_reduce) GPU_CHECK(hipMemcpyAsync(e->d_reduce, p.reduce, sizeof(mb_reduce_t) * p.num_reduce, hipMemcpyHostToDevice, s));
+    GPU_CHECK(hipMemcpyAsync(e->d_work, p.work, sizeof(mb_work_t) * p.num_units, hipMemcpyHostToDevice, s));
+    rc = 0;
+fail:
+    /* Copies from pageable memory are staged before they return, so the host plan can go now. */
+    mb_plan_free(&p);
+    return rc;
+}
+
+static int quantise_q(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
+{
+    switch (ws->c->q_quant) {
+    case MB_Q_CAST:
+        GPU_CHECK(mb_launch_qcast(ws->q_bf16, ws->q_fp8, ws->n_q, s));
+        break;
+    case MB_Q_AMAX:   /* the reference recipe, as separate passes: reduce, then a scaled cast */
+        GPU_CHECK(hipMemsetAsync(ws->q_amax, 0, 4, s));
+        GPU_CHECK(mb_launch_amax_bf16(ws->q_bf16, ws->n_q, ws->q_amax, s));
+        GPU_CHECK(mb_launch_quant_kv(ws->q_bf16, ws->n_q, ws->q_amax, ws->q_scale, ws->q_fp8, s));
+        break;
+    case MB_Q_NONE:
+        break;
+    }
+    return 0;
+fail:
+    return 4;
+}
+
 static int enqueue(mb_ws_t *ws, hipStream_t s, hipEvent_t *stage, char *err, size_t errlen)
 {
-    GPU_CHECK(mb_launch_qcast(ws->q_bf16, ws->q_fp8, ws->n_q, s));
-    if (ws->fault == MB_FAULT_EXTRA_PASS) GPU_CHECK(mb_launch_read_all(ws->kv_fp8, ws->n_kv, ws->sink, s));
+    if (ws->c->plan_rebuild && rebuild_plan(ws, s, err, errlen)) return 4;
     if (stage) GPU_CHECK(hipEventRecord(stage[0], s));
-    GPU_CHECK(ws->kinfo.launch(&ws->dargs, s));
+    if (quantise_q(ws, s, err, errlen)) return 4;
+    if (ws->fault == MB_FAULT_EXTRA_PASS) GPU_CHECK(mb_launch_read_all(ws->kv_fp8, ws->n_kv, ws->sink, s));
     if (stage) GPU_CHECK(hipEventRecord(stage[1], s));
+    GPU_CHECK(ws->kinfo.launch(&ws->dargs, s));
+    if (stage) GPU_CHECK(hipEventRecord(stage[2], s));
     GPU_CHECK(mb_launch_combine(&ws->cargs, s));
     return 0;
 fail:

@@ -42,6 +42,7 @@ typedef struct mb_ws {
     uint16_t *q_bf16, *kv_bf16, *out;
     uint8_t *q_fp8, *kv_fp8;
     float *amax, *kv_scale, *partial_o, *partial_lse, *ref;
+    float *q_amax, *q_scale;   /* q_quant "amax": reduced and derived on every call; "cast": q_scale = 1 */
     int32_t *d_qo, *d_kv;      /* the case's indptrs, for the reference */
     uint32_t *sink;            /* MB_FAULT_EXTRA_PASS writes here */
     size_t partial_rows;       /* capacity of the partial buffers, in rows */
@@ -62,8 +63,9 @@ int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_
 int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen);
 void mb_ws_destroy(mb_ws_t *ws);
 
-/* One decode call. Eager: launches each kernel; stage (may be NULL) gets events recorded after the Q
- * cast and after the decode. Graph: replays the call captured on first use. 0 or 4. */
+/* One decode call: [plan rebuild and upload, if the case asks] -> Q quantisation (by q_quant) -> decode
+ * -> combine. Eager: launches each kernel; stage (may be NULL) gets events recorded after the plan,
+ * after the quantisation and after the decode. Graph: replays the call captured on first use. 0 or 4. */
 int mb_path_call(mb_ws_t *ws, hipStream_t s, mb_mode_t mode, hipEvent_t *stage, char *err, size_t errlen);
 /* Poisons the output (NaN bytes) and partials, so an element the call fails to write cannot pass. */
 int mb_path_poison(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen);

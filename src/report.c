@@ -179,6 +179,7 @@ void mb_report_print(FILE *f, const mb_report_t *r, int color)
 {
     const mb_env_t *e = &r->env;
     mb_report_table(f, r, color ? MB_TABLE_COLOR : MB_TABLE_PLAIN);
+    mb_report_stages(f, r, 0);
     fprintf(f, "\ndevice: %s (%s, %d SMs, fp8 %s); copy %.2f TB/s measured; launch floor %.2f µs\n",
             e->device, e->arch, e->sm_count, e->fp8_flavour, e->copy_tbps, e->launch_floor_us);
     mb_report_summary(f, r, 0);

@@ -25,6 +25,10 @@ int mb_report_write_all(const mb_report_t *r, const char *dir, const char *stem,
 int mb_report_read_json(const char *path, mb_report_t *out, char *err, size_t errlen);
 void mb_report_free_read(mb_report_t *r);
 
+/* Variants (q_quant, plan) and per-stage median times, and the Q range counts, one row a case; printed
+ * only when some case has any of them. md: Markdown instead of aligned text. */
+void mb_report_stages(FILE *f, const mb_report_t *r, int md);
+
 /* Atomic file write of a whole buffer: DIR/.name.tmp.PID, fsync, rename. */
 int mb_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
 /* The same for a file made of several buffers, so a large payload needs no copy behind its header. */

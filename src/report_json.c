@@ -85,6 +85,8 @@ static void json_case_def(jb_t *b, cJSON *o, const mb_case_t *c)
     cJSON *kv = put(b, o, "kv_lens", cJSON_CreateArray());
     for (int i = 0; i < c->batch && kv; i++) put(b, kv, NULL, num(c->kv_lens[i]));
     put_bool(b, o, "causal", c->causal);
+    put_str(b, o, "q_quant", mb_q_quant_name(c->q_quant));
+    put_str(b, o, "plan_policy", c->plan_rebuild ? "rebuild" : "cached");
     put(b, o, "splits_requested", c->splits > 0 ? num(c->splits)
                                   : cJSON_CreateString(c->splits == MB_SPLITS_TUNED ? "tuned" : "auto"));
     put_str(b, o, "mode", mb_mode_name(c->mode));
@@ -104,6 +106,8 @@ static void json_check(jb_t *b, cJSON *o, const mb_case_result_t *cr)
     put_num(b, ck, "max_abs", k->max_abs);
     put_num(b, ck, "rel_l2", k->rel_l2);
     put_num(b, ck, "row_rel_l2", k->row_rel_l2);
+    put_num(b, ck, "q_saturated", (double)k->q_saturated);
+    put_num(b, ck, "q_below_normal", (double)k->q_below_normal);
     put_num(b, ck, "cosine", k->cosine);
     put_num(b, ck, "n_total", (double)k->n_total);
     put_num(b, ck, "n_outside", (double)k->n_outside);
@@ -132,7 +136,7 @@ static void json_time(jb_t *b, cJSON *o, const mb_case_result_t *cr)
     put_str(b, o, "stop_reason", cr->stop_reason);
     cJSON *s = put(b, o, "samples_us", cJSON_CreateArray());
     for (int i = 0; i < cr->n_samples && s; i++) put(b, s, NULL, num(cr->samples_us[i]));
-    static const char *const stage[MB_NSTAGES] = {"qcast", "decode", "combine"};
+    static const char *const stage[MB_NSTAGES] = {"plan", "quant", "decode", "combine"};
     cJSON *st = put(b, o, "stages_median_us", cJSON_CreateObject());
     for (int i = 0; i < MB_NSTAGES; i++) {
         double v = cr->stage_median_us[i];
@@ -360,6 +364,11 @@ static void read_case_def(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
     rd_str(r, o, w, "kv_desc", c->kv_desc, sizeof c->kv_desc);
     read_kv_lens(r, o, w, c);
     c->causal = rd_bool(r, o, w, "causal");
+    /* Optional: files written before the q_quant and plan variants existed mean the defaults. */
+    const cJSON *qq = cJSON_GetObjectItemCaseSensitive(o, "q_quant"), *pp = cJSON_GetObjectItemCaseSensitive(o, "plan_policy");
+    c->q_quant = cJSON_IsString(qq) && !strcmp(qq->valuestring, "amax") ? MB_Q_AMAX
+               : cJSON_IsString(qq) && !strcmp(qq->valuestring, "none") ? MB_Q_NONE : MB_Q_CAST;
+    c->plan_rebuild = cJSON_IsString(pp) && !strcmp(pp->valuestring, "rebuild");
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "splits_requested");
     c->splits = cJSON_IsString(s) && !strcmp(s->valuestring, "auto")    ? 0
               : cJSON_IsString(s) && !strcmp(s->valuestring, "tuned") ? MB_SPLITS_TUNED
@@ -383,6 +392,9 @@ static void read_check(rd_t *r, const cJSON *o, const char *w, mb_case_t *c, mb_
     k->max_abs = rd_num(r, ck, w2, "max_abs");
     k->rel_l2 = rd_num(r, ck, w2, "rel_l2");
     k->row_rel_l2 = rd_num(r, ck, w2, "row_rel_l2");
+    const cJSON *qs = cJSON_GetObjectItemCaseSensitive(ck, "q_saturated"), *qb = cJSON_GetObjectItemCaseSensitive(ck, "q_below_normal");
+    k->q_saturated = cJSON_IsNumber(qs) ? (int64_t)qs->valuedouble : 0;
+    k->q_below_normal = cJSON_IsNumber(qb) ? (int64_t)qb->valuedouble : 0;
     k->cosine = rd_num(r, ck, w2, "cosine");
     k->n_total = rd_count(r, ck, w2, "n_total");
     k->n_outside = rd_count(r, ck, w2, "n_outside");
@@ -416,7 +428,8 @@ static void read_samples(rd_t *r, const cJSON *o, const char *w, mb_case_result_
 static void read_time(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *cr)
 {
     static const char *const stops[4] = {"target_rse", "max_seconds", "max_runs", "interrupted"};
-    static const char *const stage[MB_NSTAGES] = {"qcast", "decode", "combine"};
+    /* "qcast" is what files of tool 0.1.0 before the q_quant variants called the quantisation. */
+    static const char *const stage[MB_NSTAGES] = {"plan", "quant", "decode", "combine"};
     char w2[64];
     snprintf(w2, sizeof w2, "%stime_us.", w);
     const cJSON *t = rd_obj(r, o, w, "time_us");
@@ -435,9 +448,11 @@ static void read_time(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *
     read_samples(r, o, w, cr);
     snprintf(w2, sizeof w2, "%sstages_median_us.", w);
     const cJSON *st = rd_obj(r, o, w, "stages_median_us");
+    (void)w2;
     for (int i = 0; i < MB_NSTAGES; i++) {
-        double v = rd_num(r, st, w2, stage[i]);
-        cr->stage_median_us[i] = isnan(v) ? -1.0 : v;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(st, stage[i]);
+        if (!v && i == MB_STAGE_QUANT) v = cJSON_GetObjectItemCaseSensitive(st, "qcast");
+        cr->stage_median_us[i] = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
     }
 }
 

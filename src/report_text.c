@@ -28,6 +28,46 @@ static int write_doc(const mb_report_t *r, const char *path, body_fn body, char 
     return rc;
 }
 
+static void stage_cell(FILE *f, double us, int md)
+{
+    if (us < 0) fprintf(f, md ? " | %9s" : "  %9s", "-");
+    else fprintf(f, md ? " | %9.2f" : "  %9.2f", us);
+}
+
+void mb_report_stages(FILE *f, const mb_report_t *r, int md)
+{
+    int any = 0, w = 4;
+    for (int i = 0; i < r->n_results; i++) {
+        const mb_case_result_t *cr = &r->results[i];
+        any |= cr->stage_median_us[MB_STAGE_DECODE] >= 0 || cr->c->q_quant != MB_Q_CAST || cr->c->plan_rebuild ||
+               cr->check.q_saturated || cr->check.q_below_normal;
+        if ((int)strlen(cr->c->name) > w) w = (int)strlen(cr->c->name);
+    }
+    if (!any) return;
+    const char *sep = md ? " | " : "  ";
+    fprintf(f, "%s%s", md ? "\n" : "\n", md ? "Variants and per-stage GPU time (eager mode; medians, µs), Q range after quantisation:\n\n| "
+                                           : "variants and per-stage GPU time (eager mode; medians, µs), Q range after quantisation:\n");
+    fprintf(f, "%-*s%s%-7s%s%-7s", w, "case", sep, "q_quant", sep, "plan");
+    fprintf(f, "%s%9s%s%9s%s%9s%s%9s%s%11s%s%11s%s\n", sep, "plan", sep, "quant", sep, "decode", sep, "combine", sep,
+            "Q saturated", sep, "Q < normal", md ? " |" : "");
+    if (md) fprintf(f, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (int i = 0; i < r->n_results; i++) {
+        const mb_case_result_t *cr = &r->results[i];
+        char name[300];
+        size_t k = 0;
+        for (const char *c = cr->c->name; *c && k + 2 < sizeof name; c++) {   /* a '|' would end a Markdown cell */
+            if (md && *c == '|') name[k++] = '\\';
+            name[k++] = *c;
+        }
+        name[k] = '\0';
+        fprintf(f, "%s%-*s%s%-7s%s%-7s", md ? "| " : "", w, name, sep, mb_q_quant_name(cr->c->q_quant), sep,
+                cr->c->plan_rebuild ? "rebuild" : "cached");
+        for (int s = 0; s < MB_NSTAGES; s++) stage_cell(f, cr->stage_median_us[s], md);
+        fprintf(f, "%s%11lld%s%11lld%s\n", sep, (long long)cr->check.q_saturated, sep, (long long)cr->check.q_below_normal,
+                md ? " |" : "");
+    }
+}
+
 static void md_body(FILE *f, const mb_report_t *r)
 {
     const mb_env_t *e = &r->env;
@@ -41,6 +81,7 @@ static void md_body(FILE *f, const mb_report_t *r)
     fprintf(f, "- launch floor: %.2f µs\n", e->launch_floor_us);
     fprintf(f, "- fp8: %s\n\n", e->fp8_flavour);
     mb_report_table(f, r, MB_TABLE_MARKDOWN);
+    mb_report_stages(f, r, 1);
     fputc('\n', f);
     mb_report_summary(f, r, 1);
 }
@@ -112,6 +153,11 @@ static void csv_row(FILE *f, const mb_case_result_t *cr)
     csv_num(f, k->cosine, checked);
     csv_num(f, (double)k->n_outside, checked);
     csv_num(f, k->fid_rel_l2, checked);
+    csv_str(f, mb_q_quant_name(c->q_quant));
+    csv_str(f, c->plan_rebuild ? "rebuild" : "cached");
+    for (int s = 0; s < MB_NSTAGES; s++) csv_num(f, cr->stage_median_us[s], cr->stage_median_us[s] >= 0);
+    csv_num(f, (double)k->q_saturated, checked);
+    csv_num(f, (double)k->q_below_normal, checked);
     csv_str(f, !planned ? "" : cr->plan_built ? "built" : "cached");
     csv_str(f, mb_status_name(cr->status));
     fputc('\n', f);
@@ -120,7 +166,8 @@ static void csv_row(FILE *f, const mb_case_result_t *cr)
 static void csv_body(FILE *f, const mb_report_t *r)
 {
     fputs("name,batch,q_len,kv,heads,splits,mode,l2,kernel,median_us,mean_us,min_us,max_us,stddev_us,rse,n,"
-          "host_wall_us,bytes,tbps,pct_copy,max_abs,rel_l2,row_rel_l2,cosine,n_outside,fid_rel_l2,plan,status\n", f);
+          "host_wall_us,bytes,tbps,pct_copy,max_abs,rel_l2,row_rel_l2,cosine,n_outside,fid_rel_l2,q_quant,plan_policy,"
+          "plan_us,quant_us,decode_us,combine_us,q_saturated,q_below_normal,plan,status\n", f);
     for (int i = 0; i < r->n_results; i++) csv_row(f, &r->results[i]);
 }
 

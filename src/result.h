@@ -18,12 +18,17 @@ typedef struct mb_check {
     double max_abs, rel_l2, cosine;
     double row_rel_l2;         /* worst output row (one query, one head); gated by max_rel_l2 */
     int64_t n_total, n_outside, n_nonfinite;
+    /* Q elements the quantisation saturated (|q / scale| > fp8 max) or put below fp8's smallest normal
+     * (0 < |q / scale| < min normal); both 0 for q_quant "none" */
+    int64_t q_saturated, q_below_normal;
     /* fp8 fidelity: path output vs the reference fed the bf16 sources; reported, never gated */
     double fid_max_abs, fid_rel_l2, fid_cosine;
     int pass;
 } mb_check_t;
 
-enum { MB_STAGE_QCAST = 0, MB_STAGE_DECODE = 1, MB_STAGE_COMBINE = 2, MB_NSTAGES = 3 };
+/* Stages of one call, timed by events in eager mode: plan upload ("rebuild" only), Q quantisation,
+ * decode, combine. */
+enum { MB_STAGE_PLAN = 0, MB_STAGE_QUANT = 1, MB_STAGE_DECODE = 2, MB_STAGE_COMBINE = 3, MB_NSTAGES = 4 };
 
 typedef enum { MB_CASE_PASS = 0, MB_CASE_FAIL = 1, MB_CASE_ERROR = 2 } mb_case_status_t;
 

@@ -27,6 +27,10 @@ static int select_kernel(mb_runner_t *r)
 {
     int occ = 0;
     hipError_t e;
+    r->portable = mb_portable_info();
+    if ((e = mb_portable_occupancy(&occ)) != hipSuccess || occ < 1)
+        return mb_die(MB_EXIT_GPU, "cannot size the grid: occupancy query: %s", hipGetErrorString(e));
+    r->max_ctas_portable = r->g.sm_count * occ;
 #if MB_HAVE_SM90
     if (strcmp(r->kernel, "portable")) {
         int workers = 0;
@@ -42,10 +46,8 @@ static int select_kernel(mb_runner_t *r)
     if (!strcmp(r->kernel, "sm90"))
         return mb_die(MB_EXIT_USAGE, "--kernel sm90 needs an NVIDIA Hopper GPU (compute capability 9.x); this is %s (%s)",
                       r->env.device, r->env.arch);
-    r->kinfo = mb_portable_info();
-    if ((e = mb_portable_occupancy(&occ)) != hipSuccess || occ < 1)
-        return mb_die(MB_EXIT_GPU, "cannot size the grid: occupancy query: %s", hipGetErrorString(e));
-    r->max_ctas = r->g.sm_count * occ;
+    r->kinfo = r->portable;
+    r->max_ctas = r->max_ctas_portable;
     return 0;
 }
 
@@ -90,17 +92,29 @@ int mb_runner_splits(mb_runner_t *r, const mb_case_t *c, char *how)
     return 0;
 }
 
+/* The kernel a case runs on: the chosen one, or the portable one for bf16 Q (q_quant "none"), which the
+ * sm90 kernel has no room for (its f16 copy would not fit beside the tiles). The table's kernel column
+ * says which ran. */
+static const mb_kernel_info_t *case_kernel(const mb_runner_t *r, const mb_case_t *c, int *max_ctas)
+{
+    int bf16_q = c->q_quant == MB_Q_NONE && !strcmp(r->kinfo.name, "sm90");
+    *max_ctas = bf16_q ? r->max_ctas_portable : r->max_ctas;
+    return bf16_q ? &r->portable : &r->kinfo;
+}
+
 int mb_runner_fit(mb_runner_t *r, const mb_case_t *c, int splits)
 {
     size_t free_b = 0, total_b = 0;
     char err[512];
-    mb_plan_params_t pp = mb_case_plan_params(c, splits, &r->kinfo, r->max_ctas, r->fault);
+    int max_ctas;
+    const mb_kernel_info_t *k = case_kernel(r, c, &max_ctas);
+    mb_plan_params_t pp = mb_case_plan_params(c, splits, k, max_ctas, r->fault);
     mb_plan_entry_t *e;
     int built;
     if (hipMemGetInfo(&free_b, &total_b) != hipSuccess) return mb_die(MB_EXIT_GPU, "cannot read free device memory");
     if (mb_plan_cache_get(&r->plans, &pp, &e, &built, err, sizeof err))
         return mb_die(MB_EXIT_USAGE, "%s: cases[%d] (%s): %s", c->file, c->index, c->name, err);
-    double need = mb_ws_bytes(c, &e->plan, &r->kinfo) + (double)r->g.flush_bytes;
+    double need = mb_ws_bytes(c, &e->plan, k) + (double)r->g.flush_bytes;
     if (need > 0.95 * (double)free_b)
         return mb_die(MB_EXIT_USAGE, "%s: cases[%d] (%s): needs %.2f GB of device memory, %.2f GB free", c->file,
                       c->index, c->name, need / 1e9, free_b / 1e9);
@@ -110,7 +124,8 @@ int mb_runner_fit(mb_runner_t *r, const mb_case_t *c, int splits)
 int mb_case_open(mb_runner_t *r, const mb_case_t *c, mb_case_state_t *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    return mb_ws_create(&st->ws, c, &r->kinfo, &r->g, r->fault, err, errlen);
+    const mb_kernel_info_t *k = case_kernel(r, c, &st->max_ctas);
+    return mb_ws_create(&st->ws, c, k, &r->g, r->fault, err, errlen);
 }
 
 void mb_case_close(mb_case_state_t *st)
@@ -126,14 +141,25 @@ static double case_bytes(const mb_case_t *c, const mb_plan_t *p)
     return (double)p->total_kv * MB_DK + rows * MB_DK * 2.0 + rows * MB_DV * 2.0;
 }
 
-static void fill_plan_fields(mb_runner_t *r, const mb_plan_t *p, mb_case_result_t *res)
+static void fill_plan_fields(const mb_kernel_info_t *k, const mb_plan_t *p, mb_case_result_t *res)
 {
     res->splits_max = p->splits_max;
     res->units = p->num_units;
     res->ctas = p->num_ctas;
     res->slots = p->num_slots;
     res->reduces = p->num_reduce;
-    snprintf(res->kernel, sizeof res->kernel, "%s", r->kinfo.name);
+    snprintf(res->kernel, sizeof res->kernel, "%s", k->name);
+}
+
+/* The cast-free path assumes Q sits inside fp8's normal range; say so when this case's Q does not. */
+static void warn_q_range(const mb_runner_t *r, const mb_case_t *c, const mb_check_t *k, int64_t n_q)
+{
+    double frac = (double)(k->q_saturated + k->q_below_normal) / (double)(n_q ? n_q : 1);
+    if (frac <= MB_Q_RANGE_WARN || r->quiet) return;
+    fprintf(stderr, "mla-bench: warning: %s: %.2f %% of Q was %s by the fp8 %s (%lld saturated, %lld below the "
+            "smallest normal)%s\n", c->name, 100.0 * frac, k->q_saturated >= k->q_below_normal ? "saturated" : "flushed",
+            c->q_quant == MB_Q_CAST ? "cast" : "quantisation", (long long)k->q_saturated, (long long)k->q_below_normal,
+            c->q_quant == MB_Q_CAST ? "; consider \"q_quant\": \"amax\"" : "");
 }
 
 int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_case_result_t *res,
@@ -141,7 +167,7 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
 {
     mb_ws_t *ws = &st->ws;
     const mb_case_t *c = ws->c;
-    mb_plan_params_t pp = mb_case_plan_params(c, splits, &r->kinfo, r->max_ctas, r->fault);
+    mb_plan_params_t pp = mb_case_plan_params(c, splits, &ws->kinfo, st->max_ctas, r->fault);
     mb_plan_entry_t *e;
     uint16_t *hout = NULL;
     int built, rc;
@@ -150,7 +176,7 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
     for (int s = 0; s < MB_NSTAGES; s++) res->stage_median_us[s] = -1.0;
     if ((rc = mb_plan_cache_get(&r->plans, &pp, &e, &built, err, errlen))) return rc;
     if ((rc = mb_plan_upload(&r->plans, e, &res->plan_built, err, errlen))) return rc;
-    fill_plan_fields(r, &e->plan, res);
+    fill_plan_fields(&ws->kinfo, &e->plan, res);
     res->bytes = case_bytes(c, &e->plan);
     if ((rc = mb_ws_bind_plan(ws, e, err, errlen)) || (rc = mb_path_poison(ws, r->g.stream, err, errlen)) ||
         (rc = mb_path_call(ws, r->g.stream, c->mode, NULL, err, errlen)))
@@ -163,6 +189,7 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
     }
     if (!st->ref && (rc = mb_reference(ws, &r->g, &st->ref, &st->src, err, errlen))) return rc;
     if ((rc = mb_check_output(ws, &r->g, st->ref, st->src, &res->check, &hout, err, errlen))) return rc;
+    warn_q_range(r, c, &res->check, ws->n_q);
     if (r->dump_dir) rc = mb_dump_case(r->dump_dir, ws, hout, st->ref, st->src, err, errlen);
     free(hout);
     if (rc || (rc = mb_time_case(ws, &r->g, res, &mb_interrupted, err, errlen))) return rc;

@@ -18,10 +18,15 @@ typedef struct mb_runner {
     mb_env_t env;
     mb_kernel_info_t kinfo;
     int max_ctas;              /* plan workers the GPU holds at once */
+    mb_kernel_info_t portable; /* for cases the chosen kernel cannot run (q_quant "none" on sm90) */
+    int max_ctas_portable;
     mb_plan_cache_t plans;
     mb_tuning_t tuning;
     int tuning_loaded, tuned_misses;
 } mb_runner_t;
+
+/* Above this fraction of Q elements saturated or below fp8's smallest normal, the check warns. */
+#define MB_Q_RANGE_WARN 1e-3
 
 extern volatile sig_atomic_t mb_interrupted;   /* Ctrl-C: finish the sample, then stop */
 void mb_runner_catch_sigint(void);
@@ -40,6 +45,7 @@ int mb_runner_fit(mb_runner_t *r, const mb_case_t *c, int splits);
 
 typedef struct mb_case_state {
     mb_ws_t ws;
+    int max_ctas;              /* of the kernel this case runs on */
     float *ref, *src;          /* host references, computed on the first evaluation */
 } mb_case_state_t;
 

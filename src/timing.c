@@ -43,7 +43,7 @@ fail:
     return 4;
 }
 
-/* ev[0] start, ev[1] after the Q cast, ev[2] after the decode, ev[3] end. */
+/* ev[0] start, ev[1] after the plan, ev[2] after the Q quantisation, ev[3] after the decode, ev[4] end. */
 static int one_sample(mb_ws_t *ws, mb_gpu_t *g, int i, double *total, double stage[MB_NSTAGES],
                       char *err, size_t errlen)
 {
@@ -53,9 +53,9 @@ static int one_sample(mb_ws_t *ws, mb_gpu_t *g, int i, double *total, double sta
     GPU_CHECK(mb_launch_spin(g->spin_cycles, g->stream));
     GPU_CHECK(hipEventRecord(g->ev[0], g->stream));
     if (mb_path_call(ws, g->stream, ws->c->mode, eager ? &g->ev[1] : NULL, err, errlen)) return 4;
-    GPU_CHECK(hipEventRecord(g->ev[3], g->stream));
-    GPU_CHECK(hipEventSynchronize(g->ev[3]));
-    GPU_CHECK(hipEventElapsedTime(&ms, g->ev[0], g->ev[3]));
+    GPU_CHECK(hipEventRecord(g->ev[4], g->stream));
+    GPU_CHECK(hipEventSynchronize(g->ev[4]));
+    GPU_CHECK(hipEventElapsedTime(&ms, g->ev[0], g->ev[4]));
     *total = ms * 1e3;
     if (eager) {
         for (int s = 0; s < MB_NSTAGES; s++) {
@@ -90,8 +90,8 @@ int mb_time_case(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, volatile sig_ato
                  char *err, size_t errlen)
 {
     const mb_case_t *c = ws->c;
-    double *stage[MB_NSTAGES] = { NULL, NULL, NULL };
-    int cap = 0, scap[MB_NSTAGES] = { 0, 0, 0 }, n = 0, rc = 4;
+    double *stage[MB_NSTAGES] = { NULL };
+    int cap = 0, scap[MB_NSTAGES] = { 0 }, n = 0, rc = 4;
     double sum = 0.0, sumsq = 0.0;
     r->samples_us = NULL;
     for (int i = 0; i < c->warmup; i++) if (mb_path_call(ws, g->stream, c->mode, NULL, err, errlen)) goto out;
@@ -101,7 +101,7 @@ int mb_time_case(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, volatile sig_ato
     double t0 = now_s();
     r->stop_reason = "max_runs";
     while (n < c->max_runs) {
-        double total, st[MB_NSTAGES] = { -1, -1, -1 };
+        double total, st[MB_NSTAGES] = { -1, -1, -1, -1 };
         if (grow(&r->samples_us, &cap, n)) goto oom;
         for (int s = 0; s < MB_NSTAGES; s++) if (grow(&stage[s], &scap[s], n)) goto oom;
         if (one_sample(ws, g, n, &total, st, err, errlen)) goto out;

@@ -24,7 +24,10 @@ def recheck(d):
     meta = json.load(open(os.path.join(d, "meta.json")))
     load = lambda n: np.load(os.path.join(d, n + ".npy"))
     lut = fp8_table(meta["fp8"])
-    q = lut[load("q_fp8")] * meta["q_scale"]
+    if meta.get("q_quant") == "none":   # bf16 Q, stored as raw bits
+        q = (load("q_bf16").astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    else:
+        q = lut[load("q_fp8")] * meta["q_scale"]
     kv = lut[load("kv_fp8")] * float(load("kv_scale")[0])
     qo, kvp = load("qo_indptr"), load("kv_indptr")
     out, ref = load("out_f32").astype(np.float64), load("ref").astype(np.float64)

@@ -77,12 +77,13 @@ static void fixture(fixture_t *x)
         r->reduces = 12;
         r->plan_built = i == 0;
         r->check = (mb_check_t){0.001953125, 1.234567890123e-4, 0.99999993, 2.25e-3, 4 * 16 * 512, i ? 17 : 0,
-                                0, 0.0625, 2.5e-2, 0.9996, i == 0};
+                                0, i ? 3 : 0, i ? 1234 : 0, 0.0625, 2.5e-2, 0.9996, i == 0};
         r->samples_us = x->samples[i];
         r->n_samples = NSAMP;
         r->time = (mb_stats_t){NSAMP, 10.5 + i, 10.4 + i, 10.0 + i, 11.0 + i, 0.123456789, 0.00312};
         r->stop_reason = i ? "max_runs" : "target_rse";
-        r->stage_median_us[MB_STAGE_QCAST] = i ? 1.5 : -1.0;
+        r->stage_median_us[MB_STAGE_PLAN] = -1.0;
+        r->stage_median_us[MB_STAGE_QUANT] = i ? 1.5 : -1.0;
         r->stage_median_us[MB_STAGE_DECODE] = i ? 8.25 : -1.0;
         r->stage_median_us[MB_STAGE_COMBINE] = i ? 0.75 : -1.0;
         r->host_wall_us = 25.125;
@@ -170,6 +171,7 @@ static void check_case_equal(const mb_case_result_t *a, const mb_case_result_t *
     const mb_check_t *ka = &a->check, *kb = &b->check;
     CHECK(ka->max_abs == kb->max_abs && ka->rel_l2 == kb->rel_l2 && ka->cosine == kb->cosine);
     CHECK(ka->row_rel_l2 == kb->row_rel_l2);
+    CHECK(ka->q_saturated == kb->q_saturated && ka->q_below_normal == kb->q_below_normal);
     CHECK(ka->n_total == kb->n_total && ka->n_outside == kb->n_outside && ka->n_nonfinite == kb->n_nonfinite);
     CHECK(ka->fid_max_abs == kb->fid_max_abs && ka->fid_rel_l2 == kb->fid_rel_l2);
     CHECK(ka->fid_cosine == kb->fid_cosine && ka->pass == kb->pass);
@@ -340,7 +342,7 @@ static void test_csv(void)
     char *text = slurp(path, NULL);
     static char f[200][160];
     int nrec = 0, nf = text ? csv_parse(text, f, 200, &nrec) : 0;
-    enum { NC = 28 };
+    enum { NC = 36 };
     CHECKF(nrec == 1 + NCASES && nf == NC * (1 + NCASES), "records %d fields %d", nrec, nf);
     CHECK(!strcmp(f[0], "name") && !strcmp(f[9], "median_us") && !strcmp(f[NC - 1], "status"));
     CHECK(!strcmp(f[NC], "b4, \"long\" kv"));
@@ -348,10 +350,10 @@ static void test_csv(void)
     CHECK(!strcmp(f[NC + 3], "1024") && !strcmp(f[NC + 5], "8a") && !strcmp(f[NC + 6], "graph"));
     CHECK(strtod(f[NC + 9], NULL) == 10.5 && strtod(f[NC + 18], NULL) == 3.1415926535);
     CHECK(!strcmp(f[2 * NC + 3], "uniform[1,4096]") && !strcmp(f[2 * NC + 5], "4"));
-    CHECK(!strcmp(f[NC + 26], "built") && !strcmp(f[2 * NC + 26], "cached"));
-    CHECK(!strcmp(f[NC + 27], "pass") && !strcmp(f[2 * NC + 27], "fail"));
+    CHECK(!strcmp(f[NC + 34], "built") && !strcmp(f[2 * NC + 34], "cached"));
+    CHECK(!strcmp(f[NC + 35], "pass") && !strcmp(f[2 * NC + 35], "fail"));
     /* The error case measured nothing: empty fields, and its splits are the request. */
-    CHECK(!strcmp(f[3 * NC + 27], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
+    CHECK(!strcmp(f[3 * NC + 35], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
     free(text);
 }
 
@@ -375,7 +377,8 @@ static void test_markdown(void)
         else if (!strncmp(l, "| ---", 5)) delim++;
         else if (*l == '|') rows++;
     }
-    CHECK(header == 1 && delim == 1 && rows == NCASES);
+    /* the main table, then the variants and stages table (the cases have stage times) */
+    CHECKF(header == 2 && delim == 2 && rows == 2 * NCASES, "%d %d %d", header, delim, rows);
     free(text);
 }
 
