@@ -21,4 +21,11 @@ void mb_metrics(const uint16_t *out, const float *ref, int64_t n, int row_len, d
 /* PASS: every element finite and inside the tolerances, and every row's relative L2 <= max_rel_l2. */
 int mb_metrics_pass(const mb_metrics_t *m, double max_rel_l2);
 
+/* The cast-free path assumes Q sits inside fp8's normal range. Returns 1 and a one-line advice in msg
+ * when more than MB_Q_SAT_WARN of the n_q elements were saturated, or more than MB_Q_SUB_WARN fell below
+ * the smallest normal; else 0. cast: the quantisation was the plain cast (the advice names "amax"). */
+#define MB_Q_SAT_WARN 1e-3
+#define MB_Q_SUB_WARN 0.05
+int mb_q_range_advice(int64_t saturated, int64_t below_normal, int64_t n_q, int cast, char *msg, size_t n);
+
 #endif

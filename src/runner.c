@@ -151,15 +151,13 @@ static void fill_plan_fields(const mb_kernel_info_t *k, const mb_plan_t *p, mb_c
     snprintf(res->kernel, sizeof res->kernel, "%s", k->name);
 }
 
-/* The cast-free path assumes Q sits inside fp8's normal range; say so when this case's Q does not. */
-static void warn_q_range(const mb_runner_t *r, const mb_case_t *c, const mb_check_t *k, int64_t n_q)
+/* The cast-free path assumes Q sits inside fp8's normal range; say so (even with --quiet, which only
+ * silences progress) when this case's Q does not. */
+static void warn_q_range(const mb_case_t *c, const mb_check_t *k, int64_t n_q)
 {
-    double frac = (double)(k->q_saturated + k->q_below_normal) / (double)(n_q ? n_q : 1);
-    if (frac <= MB_Q_RANGE_WARN || r->quiet) return;
-    fprintf(stderr, "mla-bench: warning: %s: %.2f %% of Q was %s by the fp8 %s (%lld saturated, %lld below the "
-            "smallest normal)%s\n", c->name, 100.0 * frac, k->q_saturated >= k->q_below_normal ? "saturated" : "flushed",
-            c->q_quant == MB_Q_CAST ? "cast" : "quantisation", (long long)k->q_saturated, (long long)k->q_below_normal,
-            c->q_quant == MB_Q_CAST ? "; consider \"q_quant\": \"amax\"" : "");
+    char msg[256];
+    if (mb_q_range_advice(k->q_saturated, k->q_below_normal, n_q, c->q_quant == MB_Q_CAST, msg, sizeof msg))
+        fprintf(stderr, "mla-bench: warning: %s: %s\n", c->name, msg);
 }
 
 int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_case_result_t *res,
@@ -189,7 +187,7 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
     }
     if (!st->ref && (rc = mb_reference(ws, &r->g, &st->ref, &st->src, err, errlen))) return rc;
     if ((rc = mb_check_output(ws, &r->g, st->ref, st->src, &res->check, &hout, err, errlen))) return rc;
-    warn_q_range(r, c, &res->check, ws->n_q);
+    warn_q_range(c, &res->check, ws->n_q);
     if (r->dump_dir) rc = mb_dump_case(r->dump_dir, ws, hout, st->ref, st->src, err, errlen);
     free(hout);
     if (rc || (rc = mb_time_case(ws, &r->g, res, &mb_interrupted, err, errlen))) return rc;

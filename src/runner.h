@@ -25,9 +25,6 @@ typedef struct mb_runner {
     int tuning_loaded, tuned_misses;
 } mb_runner_t;
 
-/* Above this fraction of Q elements saturated or below fp8's smallest normal, the check warns. */
-#define MB_Q_RANGE_WARN 1e-3
-
 extern volatile sig_atomic_t mb_interrupted;   /* Ctrl-C: finish the sample, then stop */
 void mb_runner_catch_sigint(void);
 

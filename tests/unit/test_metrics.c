@@ -2,6 +2,7 @@
  * small systematic error that atol alone would hide, and pass bf16 rounding of a correct result. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "metrics.h"
 #include "numeric.h"
 #include "unit.h"
@@ -102,6 +103,18 @@ static void zero_reference(void)
     CHECK(mb_metrics_pass(&m, 5e-3) && m.rel_l2 == 0.0 && m.cosine == 1.0);
 }
 
+/* The Q range advice, on the counts the H200 accuracy sweep measured (36864 Q elements a case). */
+static void q_range_advice(void)
+{
+    char msg[256] = "";
+    CHECK(mb_q_range_advice(0, 444, 36864, 1, msg, sizeof msg) == 0);          /* q_std 1: 1.2 % subnormal */
+    CHECK(mb_q_range_advice(1, 3, 36864, 0, msg, sizeof msg) == 0);            /* amax: its own max element */
+    CHECK(mb_q_range_advice(5024, 1, 36864, 1, msg, sizeof msg) == 1);         /* q_std 300: 13.6 % clipped */
+    CHECKF(strstr(msg, "13.63 % of Q saturated") && strstr(msg, "\"amax\""), "%s", msg);
+    CHECK(mb_q_range_advice(0, 4454, 36864, 1, msg, sizeof msg) == 1);         /* q_std 0.1: 12 % subnormal */
+    CHECK(mb_q_range_advice(0, 4454, 36864, 0, msg, sizeof msg) == 1 && !strstr(msg, "amax"));
+}
+
 void suite_metrics(void)
 {
     RUN(bf16_rounding_passes);
@@ -111,4 +124,5 @@ void suite_metrics(void)
     RUN(one_bad_row_caught_by_row_metric);
     RUN(atol_is_relative_to_row_scale);
     RUN(zero_reference);
+    RUN(q_range_advice);
 }
