@@ -173,34 +173,20 @@ static int parse_args(int argc, char **argv, mb_runner_t *r, run_opts_t *o)
     return 0;
 }
 
+static int run_config_fn(mb_runner_t *r, const mb_config_t *cfg, const void *opts)
+{
+    return run_config(r, cfg, opts);
+}
+
 int cmd_run(int argc, char **argv)
 {
     mb_runner_t r;
     run_opts_t o;
+    int rc;
     memset(&o, 0, sizeof o);
+    memset(&r, 0, sizeof r);
     o.out_dir = "results";
     mb_compare_opts_default(&o.cmp);
-    int rc, worst = MB_EXIT_OK;
-    memset(&r, 0, sizeof r);
     if ((rc = parse_args(argc, argv, &r, &o))) return rc < 0 ? MB_EXIT_OK : rc;
-    int n = argc - o.first;
-    mb_config_t *cfgs = calloc(n, sizeof *cfgs);
-    if (!cfgs) return mb_die(MB_EXIT_GPU, "out of host memory");
-    /* Every config is validated before the GPU is touched: a typo in the last file fails in seconds. */
-    for (int i = 0; i < n && !rc; i++) {
-        char err[512];
-        if (mb_config_load(argv[o.first + i], &cfgs[i], err, sizeof err)) rc = mb_die(MB_EXIT_USAGE, "%s", err);
-    }
-    if (!rc && !(rc = mb_runner_open(&r))) {
-        mb_runner_catch_sigint();
-        for (int i = 0; i < n && !mb_interrupted; i++) {
-            int c = run_config(&r, &cfgs[i], &o);
-            if (c == MB_EXIT_INTERRUPTED || c > worst) worst = c;
-        }
-        rc = worst;
-    }
-    mb_runner_close(&r);
-    for (int i = 0; i < n; i++) mb_config_free(&cfgs[i]);
-    free(cfgs);
-    return rc;
+    return mb_runner_main(&r, argv + o.first, argc - o.first, run_config_fn, &o);
 }

@@ -156,30 +156,17 @@ static int sweep_config(mb_runner_t *r, const mb_config_t *cfg, const sweep_opts
     return rc;
 }
 
+static int sweep_config_fn(mb_runner_t *r, const mb_config_t *cfg, const void *opts)
+{
+    return sweep_config(r, cfg, opts);
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     mb_runner_t r;
     sweep_opts_t o = { "results", NULL, 0, 0, 0 };
-    int rc, worst = MB_EXIT_OK;
+    int rc;
     memset(&r, 0, sizeof r);
     if ((rc = parse_args(argc, argv, &r, &o))) return rc < 0 ? MB_EXIT_OK : rc;
-    int n = argc - o.first;
-    mb_config_t *cfgs = calloc(n, sizeof *cfgs);
-    if (!cfgs) return mb_die(MB_EXIT_GPU, "out of host memory");
-    for (int i = 0; i < n && !rc; i++) {
-        char err[512];
-        if (mb_config_load(argv[o.first + i], &cfgs[i], err, sizeof err)) rc = mb_die(MB_EXIT_USAGE, "%s", err);
-    }
-    if (!rc && !(rc = mb_runner_open(&r))) {
-        mb_runner_catch_sigint();
-        for (int i = 0; i < n && !mb_interrupted; i++) {
-            int c = sweep_config(&r, &cfgs[i], &o);
-            if (c == MB_EXIT_INTERRUPTED || c > worst) worst = c;
-        }
-        rc = worst;
-    }
-    mb_runner_close(&r);
-    for (int i = 0; i < n; i++) mb_config_free(&cfgs[i]);
-    free(cfgs);
-    return rc;
+    return mb_runner_main(&r, argv + o.first, argc - o.first, sweep_config_fn, &o);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cJSON.h>
 #include "compare.h"
+#include "jsonrd.h"
 #include "mwu.h"
 #include "report.h"
 
@@ -479,60 +480,11 @@ int mb_compare_write_json(const mb_compare_t *c, const char *path, char *err, si
 
 /* ---- JSON reader ---- */
 
-/* The first error wins and names the file and the JSON path ("rows[3].verdict"). */
-typedef struct { const char *path; char *err; size_t errlen; int bad; } rd_t;
-
-static void rd_fail(rd_t *r, const char *where, const char *key, const char *what)
+/* An array and its length (0 when missing or wrong, after the error). */
+static const cJSON *rd_arr_n(rd_t *r, const cJSON *o, const char *key, int *n)
 {
-    if (!r->bad) snprintf(r->err, r->errlen, "%s: %s%s: %s", r->path, where, key, what);
-    r->bad = 1;
-}
-
-static const cJSON *rd_item(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    const cJSON *it = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-    if (o && !it) rd_fail(r, where, key, "missing");
-    return it;
-}
-
-static double rd_num(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    const cJSON *it = rd_item(r, o, where, key);
-    if (!it || cJSON_IsNull(it)) return NAN;
-    if (!cJSON_IsNumber(it)) { rd_fail(r, where, key, "expected a number"); return NAN; }
-    return it->valuedouble;
-}
-
-static int rd_count(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    double v = rd_num(r, o, where, key);
-    if (o && !(v >= 0 && v <= 2147483647.0 && v == floor(v))) { rd_fail(r, where, key, "expected a count"); return 0; }
-    return o ? (int)v : 0;
-}
-
-static int rd_bool(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    const cJSON *it = rd_item(r, o, where, key);
-    if (it && !cJSON_IsBool(it)) rd_fail(r, where, key, "expected true or false");
-    return cJSON_IsTrue(it);
-}
-
-/* Into a fixed field; a string that does not fit is an error, not a silent cut. */
-static void rd_str(rd_t *r, const cJSON *o, const char *where, const char *key, char *dst, size_t n)
-{
-    const cJSON *it = rd_item(r, o, where, key);
-    if (!it) return;
-    if (!cJSON_IsString(it)) rd_fail(r, where, key, "expected a string");
-    else if (strlen(it->valuestring) >= n) rd_fail(r, where, key, "string too long");
-    else strcpy(dst, it->valuestring);
-}
-
-static const cJSON *rd_arr(rd_t *r, const cJSON *o, const char *key, int *n)
-{
-    const cJSON *it = rd_item(r, o, "", key);
-    *n = 0;
-    if (it && !cJSON_IsArray(it)) { rd_fail(r, "", key, "expected an array"); return NULL; }
-    if (it) *n = cJSON_GetArraySize(it);
+    const cJSON *it = rd_arr(r, o, "", key);
+    *n = it ? cJSON_GetArraySize(it) : 0;
     return it;
 }
 
@@ -558,7 +510,7 @@ static void read_row(rd_t *r, const cJSON *o, const char *w, mb_cmp_row_t *row)
 
 static void read_cases(rd_t *r, const cJSON *root, const char *key, mb_cmp_case_t **out, int *n, int with_check)
 {
-    const cJSON *arr = rd_arr(r, root, key, n);
+    const cJSON *arr = rd_arr_n(r, root, key, n);
     *out = calloc((size_t)*n + 1, sizeof **out);
     if (!*out) { rd_fail(r, "", key, strerror(ENOMEM)); *n = 0; return; }
     int i = 0;
@@ -574,7 +526,7 @@ static void read_cases(rd_t *r, const cJSON *root, const char *key, mb_cmp_case_
 
 static void read_rows(rd_t *r, const cJSON *root, mb_compare_t *c)
 {
-    const cJSON *arr = rd_arr(r, root, "rows", &c->n_rows);
+    const cJSON *arr = rd_arr_n(r, root, "rows", &c->n_rows);
     c->rows = calloc((size_t)c->n_rows + 1, sizeof *c->rows);
     if (!c->rows) { rd_fail(r, "", "rows", strerror(ENOMEM)); c->n_rows = 0; return; }
     int i = 0;
@@ -603,29 +555,9 @@ static void read_counts(rd_t *r, const cJSON *root, mb_compare_t *c)
         rd_fail(r, "", "counts", "do not match the rows, added and missing lists");
 }
 
-static char *read_text(const char *path, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        len += fread(buf + len, 1, cap - 1 - len, f);
-        if (len < cap - 1) break;
-        char *grown = realloc(buf, cap *= 2);
-        if (!grown) free(buf);
-        buf = grown;
-    }
-    int e = buf ? (ferror(f) ? EIO : 0) : ENOMEM;
-    fclose(f);
-    if (e) { snprintf(err, errlen, "%s: %s", path, strerror(e)); free(buf); return NULL; }
-    buf[len] = '\0';
-    return buf;
-}
-
 static cJSON *parse_compare(const char *path, char *err, size_t errlen)
 {
-    char *buf = read_text(path, err, errlen);
+    char *buf = mb_read_text(path, err, errlen);
     if (!buf) return NULL;
     cJSON *root = cJSON_Parse(buf);
     free(buf);

@@ -5,26 +5,13 @@
 #include <string.h>
 #include <cJSON.h>
 #include "compare.h"
+#include "jsonrd.h"
 #include "plot.h"
 #include "report.h"
 #include "svg.h"
 #include "sweep.h"
 
 enum { MAX_CASES = 512 };
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
-        if (fread(buf, 1, (size_t)n, f) == (size_t)n) buf[n] = '\0';
-        else { free(buf); buf = NULL; }
-    }
-    fclose(f);
-    return buf;
-}
 
 /* Effective TB/s per case, bars, against the copy bandwidth the tool measured on the same device. */
 static int plot_run(const char *json_path, const char *svg_path, char *err, size_t errlen)
@@ -166,8 +153,8 @@ out:
 
 int mb_plot_file(const char *json_path, const char *svg_path, char *err, size_t errlen)
 {
-    char *text = slurp(json_path);
-    if (!text) { snprintf(err, errlen, "%s: cannot read", json_path); return 2; }
+    char *text = mb_read_text(json_path, err, errlen);
+    if (!text) return 2;
     cJSON *root = cJSON_Parse(text);
     free(text);
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");

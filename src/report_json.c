@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cJSON.h>
+#include "jsonrd.h"
 #include "report.h"
 
 /* ---- writer ---- */
@@ -188,117 +189,6 @@ int mb_report_write_json(const mb_report_t *r, const char *path, char *err, size
     int rc = mb_write_file_atomic(path, text, len + 1, err, errlen);
     free(text);
     return rc;
-}
-
-/* ---- reader ---- */
-
-/* The first error wins: it names the file and the JSON path ("cases[2].time_us.median"). */
-typedef struct {
-    const char *path;
-    char *err;
-    size_t errlen;
-    int bad;
-} rd_t;
-
-static void rd_fail(rd_t *r, const char *where, const char *key, const char *what)
-{
-    if (!r->bad) snprintf(r->err, r->errlen, "%s: %s%s: %s", r->path, where, key, what);
-    r->bad = 1;
-}
-
-static const cJSON *rd_item(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!it) rd_fail(r, where, key, "missing");
-    return it;
-}
-
-static const cJSON *rd_typed(rd_t *r, const cJSON *o, const char *where, const char *key,
-                             cJSON_bool (*is)(const cJSON *), const char *what)
-{
-    const cJSON *it = rd_item(r, o, where, key);
-    if (it && !is(it)) { rd_fail(r, where, key, what); return NULL; }
-    return it;
-}
-
-static const cJSON *rd_obj(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    return rd_typed(r, o, where, key, cJSON_IsObject, "expected an object");
-}
-
-static const cJSON *rd_arr(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    return rd_typed(r, o, where, key, cJSON_IsArray, "expected an array");
-}
-
-static double rd_num(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    const cJSON *it = rd_item(r, o, where, key);
-    if (!it || cJSON_IsNull(it)) return NAN;
-    if (!cJSON_IsNumber(it)) { rd_fail(r, where, key, "expected a number"); return NAN; }
-    return it->valuedouble;
-}
-
-static int rd_int(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    const cJSON *it = rd_item(r, o, where, key);
-    if (!it) return 0;
-    double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
-    if (!(v >= -2147483648.0 && v <= 2147483647.0 && v == floor(v))) {
-        rd_fail(r, where, key, "expected an integer");
-        return 0;
-    }
-    return (int)v;
-}
-
-/* Counts may pass 2^31; up to 2^53 a double holds them exactly. */
-static int64_t rd_count(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    const cJSON *it = rd_item(r, o, where, key);
-    if (!it) return 0;
-    double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
-    if (!(v >= 0 && v <= 9007199254740992.0 && v == floor(v))) {
-        rd_fail(r, where, key, "expected a count");
-        return 0;
-    }
-    return (int64_t)v;
-}
-
-static int rd_bool(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    const cJSON *it = rd_typed(r, o, where, key, cJSON_IsBool, "expected true or false");
-    return it && cJSON_IsTrue(it);
-}
-
-/* Into a fixed field; a string that does not fit is an error, not a silent cut. */
-static void rd_str(rd_t *r, const cJSON *o, const char *where, const char *key, char *dst, size_t n)
-{
-    const cJSON *it = rd_typed(r, o, where, key, cJSON_IsString, "expected a string");
-    if (!it) return;
-    if (strlen(it->valuestring) >= n) { rd_fail(r, where, key, "string too long"); return; }
-    strcpy(dst, it->valuestring);
-}
-
-/* A fresh copy, or NULL for null. */
-static char *rd_strdup(rd_t *r, const cJSON *o, const char *where, const char *key)
-{
-    const cJSON *it = rd_item(r, o, where, key);
-    if (!it || cJSON_IsNull(it)) return NULL;
-    if (!cJSON_IsString(it)) { rd_fail(r, where, key, "expected a string or null"); return NULL; }
-    char *s = strdup(it->valuestring);
-    if (!s) rd_fail(r, where, key, strerror(ENOMEM));
-    return s;
-}
-
-/* One of names[0..n) (NULL entries skipped), as its index; -1 and an error otherwise. */
-static int rd_choice(rd_t *r, const cJSON *o, const char *where, const char *key, const char *const *names,
-                     int n, const char *what)
-{
-    const cJSON *it = rd_typed(r, o, where, key, cJSON_IsString, what);
-    for (int i = 0; it && i < n; i++)
-        if (names[i] && !strcmp(it->valuestring, names[i])) return i;
-    if (it) rd_fail(r, where, key, what);
-    return -1;
 }
 
 static void read_env(rd_t *r, const cJSON *root, mb_env_t *e)
@@ -486,30 +376,10 @@ static void read_case(rd_t *r, const cJSON *o, int idx, mb_case_t *c, mb_case_re
     cr->pct_copy = rd_num(r, o, w, "pct_copy");
 }
 
-static char *read_text(const char *path, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        len += fread(buf + len, 1, cap - 1 - len, f);
-        if (len < cap - 1) break;
-        char *grown = realloc(buf, cap *= 2);
-        if (!grown) free(buf);
-        buf = grown;
-    }
-    int e = buf ? (ferror(f) ? EIO : 0) : ENOMEM;
-    fclose(f);
-    if (e) { snprintf(err, errlen, "%s: %s", path, strerror(e)); free(buf); return NULL; }
-    buf[len] = '\0';
-    return buf;
-}
-
 /* The schema first: a file of another version would fail later on some field, with a worse message. */
 static cJSON *parse_result(const char *path, char *err, size_t errlen)
 {
-    char *text = read_text(path, err, errlen);
+    char *text = mb_read_text(path, err, errlen);
     if (!text) return NULL;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);

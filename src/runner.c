@@ -207,6 +207,29 @@ void mb_progress(const mb_runner_t *r, int i, int n, const char *name, const cha
     if (i + 1 == n) fputc('\n', stderr);
 }
 
+int mb_runner_main(mb_runner_t *r, char **paths, int n, mb_per_config_fn per_config, const void *opts)
+{
+    int rc = 0, worst = MB_EXIT_OK;
+    mb_config_t *cfgs = calloc(n > 0 ? (size_t)n : 1, sizeof *cfgs);
+    if (!cfgs) return mb_die(MB_EXIT_GPU, "out of host memory");
+    for (int i = 0; i < n && !rc; i++) {
+        char err[512];
+        if (mb_config_load(paths[i], &cfgs[i], err, sizeof err)) rc = mb_die(MB_EXIT_USAGE, "%s", err);
+    }
+    if (!rc && !(rc = mb_runner_open(r))) {
+        mb_runner_catch_sigint();
+        for (int i = 0; i < n && !mb_interrupted; i++) {
+            int c = per_config(r, &cfgs[i], opts);
+            if (c == MB_EXIT_INTERRUPTED || c > worst) worst = c;
+        }
+        rc = worst;
+    }
+    mb_runner_close(r);
+    for (int i = 0; i < n; i++) mb_config_free(&cfgs[i]);
+    free(cfgs);
+    return rc;
+}
+
 const char *mb_stem_of(const char *path, char *buf, size_t n)
 {
     const char *base = strrchr(path, '/');

@@ -52,6 +52,12 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
                  char *err, size_t errlen);
 void mb_case_close(mb_case_state_t *st);
 
+/* The life of a GPU command over configs paths[0..n): every config loaded and validated before the GPU
+ * is touched (a typo in the last file fails in seconds), the runner opened, Ctrl-C caught, each config
+ * handed to per_config, everything closed. Returns the worst exit code (130 if interrupted). */
+typedef int (*mb_per_config_fn)(mb_runner_t *r, const mb_config_t *cfg, const void *opts);
+int mb_runner_main(mb_runner_t *r, char **paths, int n, mb_per_config_fn per_config, const void *opts);
+
 /* "[i/n] name (mode), the last case's median, the time left" on stderr when it is a terminal and
  * --quiet is off; nothing in CI logs. last_us <= 0: no case finished yet. */
 void mb_progress(const mb_runner_t *r, int i, int n, const char *name, const char *mode, double last_us,

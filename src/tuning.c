@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cJSON.h>
+#include "jsonrd.h"
 #include "report.h"
 #include "tuning.h"
 
@@ -17,29 +18,14 @@ static cJSON *empty_root(void)
     return root;
 }
 
-static char *slurp(const char *path, int *missing)
-{
-    FILE *f = fopen(path, "rb");
-    *missing = !f && errno == ENOENT;
-    if (!f) return NULL;
-    char *buf = NULL;
-    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n)
-        buf[n] = '\0';
-    else { free(buf); buf = NULL; }
-    fclose(f);
-    return buf;
-}
-
 int mb_tuning_load(const char *path, mb_tuning_t *t, char *err, size_t errlen)
 {
-    int missing = 0;
     memset(t, 0, sizeof *t);
     snprintf(t->path, sizeof t->path, "%s", path);
-    char *text = slurp(path, &missing);
+    errno = 0;
+    char *text = mb_read_text(path, err, errlen);
     if (!text) {
-        if (missing) { t->root = empty_root(); return 0; }
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        if (errno == ENOENT) { t->root = empty_root(); return 0; }   /* no sweep yet: an empty table */
         return 2;
     }
     cJSON *root = cJSON_Parse(text);
