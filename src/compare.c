@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cJSON.h>
 #include "compare.h"
-#include "jsonrd.h"
+#include "jsonio.h"
 #include "mwu.h"
 #include "report.h"
 
@@ -381,69 +381,45 @@ void mb_compare_print(FILE *f, const mb_compare_t *c, int color)
 
 /* ---- JSON writer ---- */
 
-/* cJSON answers an allocation failure with NULL at any step: remember it once, check it once. */
-typedef struct { int oom; } jb_t;
-
-static cJSON *put(jb_t *b, cJSON *parent, const char *key, cJSON *item)
-{
-    if (parent && item && (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item)))
-        return item;
-    cJSON_Delete(item);
-    b->oom = 1;
-    return NULL;
-}
-
-/* The shortest exact decimal, so the reader gets the very same double; NaN and infinity as null. */
-static void put_num(jb_t *b, cJSON *o, const char *key, double d)
-{
-    char buf[32];
-    if (!isfinite(d)) { put(b, o, key, cJSON_CreateNull()); return; }
-    mb_fmt_double(buf, d);
-    put(b, o, key, cJSON_CreateRaw(buf));
-}
-
-static void put_str(jb_t *b, cJSON *o, const char *key, const char *s) { put(b, o, key, cJSON_CreateString(s)); }
-static void put_bool(jb_t *b, cJSON *o, const char *key, int v) { put(b, o, key, cJSON_CreateBool(v)); }
-
 static void json_row(jb_t *b, cJSON *arr, const mb_cmp_row_t *r)
 {
-    cJSON *o = put(b, arr, NULL, cJSON_CreateObject());
-    put_str(b, o, "name", r->name);
-    put_str(b, o, "mode", r->mode);
-    put_num(b, o, "old_us", r->old_v);
-    put_num(b, o, "new_us", r->new_v);
-    put_num(b, o, "change_pct", r->change_pct);
-    put_num(b, o, "noise_pct", r->noise_pct);
-    put_num(b, o, "p", r->p);
-    put_num(b, o, "n_old", r->n_old);
-    put_num(b, o, "n_new", r->n_new);
-    put_str(b, o, "verdict", mb_verdict_name(r->verdict));
-    put_bool(b, o, "check_failed", r->check_failed);
+    cJSON *o = jb_put(b, arr, NULL, cJSON_CreateObject());
+    jb_put_str(b, o, "name", r->name);
+    jb_put_str(b, o, "mode", r->mode);
+    jb_put_num(b, o, "old_us", r->old_v);
+    jb_put_num(b, o, "new_us", r->new_v);
+    jb_put_num(b, o, "change_pct", r->change_pct);
+    jb_put_num(b, o, "noise_pct", r->noise_pct);
+    jb_put_num(b, o, "p", r->p);
+    jb_put_num(b, o, "n_old", r->n_old);
+    jb_put_num(b, o, "n_new", r->n_new);
+    jb_put_str(b, o, "verdict", mb_verdict_name(r->verdict));
+    jb_put_bool(b, o, "check_failed", r->check_failed);
 }
 
 static void json_cases(jb_t *b, cJSON *root, const char *key, const mb_cmp_case_t *k, int n, int with_check)
 {
-    cJSON *arr = put(b, root, key, cJSON_CreateArray());
+    cJSON *arr = jb_put(b, root, key, cJSON_CreateArray());
     for (int i = 0; i < n && arr; i++) {
-        cJSON *o = put(b, arr, NULL, cJSON_CreateObject());
-        put_str(b, o, "name", k[i].name);
-        put_str(b, o, "mode", k[i].mode);
-        if (with_check) put_bool(b, o, "check_failed", k[i].check_failed);
+        cJSON *o = jb_put(b, arr, NULL, cJSON_CreateObject());
+        jb_put_str(b, o, "name", k[i].name);
+        jb_put_str(b, o, "mode", k[i].mode);
+        if (with_check) jb_put_bool(b, o, "check_failed", k[i].check_failed);
     }
 }
 
 static void json_counts(jb_t *b, cJSON *root, const mb_compare_t *c)
 {
-    cJSON *o = put(b, root, "counts", cJSON_CreateObject());
-    put_num(b, o, "common", c->n_rows);
-    put_num(b, o, "regressed", c->n_regressed);
-    put_num(b, o, "slower", c->n_slower);
-    put_num(b, o, "faster", c->n_faster);
-    put_num(b, o, "same", c->n_same);
-    put_num(b, o, "ambiguous", c->n_ambiguous);
-    put_num(b, o, "check_failed", c->n_check_failed);
-    put_num(b, o, "added", c->n_added);
-    put_num(b, o, "missing", c->n_missing);
+    cJSON *o = jb_put(b, root, "counts", cJSON_CreateObject());
+    jb_put_num(b, o, "common", c->n_rows);
+    jb_put_num(b, o, "regressed", c->n_regressed);
+    jb_put_num(b, o, "slower", c->n_slower);
+    jb_put_num(b, o, "faster", c->n_faster);
+    jb_put_num(b, o, "same", c->n_same);
+    jb_put_num(b, o, "ambiguous", c->n_ambiguous);
+    jb_put_num(b, o, "check_failed", c->n_check_failed);
+    jb_put_num(b, o, "added", c->n_added);
+    jb_put_num(b, o, "missing", c->n_missing);
 }
 
 int mb_compare_write_json(const mb_compare_t *c, const char *path, char *err, size_t errlen)
@@ -451,19 +427,19 @@ int mb_compare_write_json(const mb_compare_t *c, const char *path, char *err, si
     jb_t b = {0};
     cJSON *root = cJSON_CreateObject();
     if (!root) b.oom = 1;
-    put_str(&b, root, "schema", MB_COMPARE_SCHEMA);
-    put_str(&b, root, "baseline", c->base_path);
-    put_str(&b, root, "new", c->new_path);
-    put_str(&b, root, "device", c->device);
-    put_str(&b, root, "baseline_device", c->base_device);
-    put_bool(&b, root, "device_mismatch", c->device_mismatch);
-    put_str(&b, root, "metric", c->metric);
-    put_num(&b, root, "max_regression_pct", c->max_regression_pct);
-    put_num(&b, root, "alpha", c->alpha);
-    put_num(&b, root, "min_samples", MB_COMPARE_MIN_SAMPLES);
-    put_num(&b, root, "geomean_change_pct", c->geomean_change_pct);
-    put_num(&b, root, "exit_code", mb_compare_exit_code(c));
-    cJSON *rows = put(&b, root, "rows", cJSON_CreateArray());
+    jb_put_str(&b, root, "schema", MB_COMPARE_SCHEMA);
+    jb_put_str(&b, root, "baseline", c->base_path);
+    jb_put_str(&b, root, "new", c->new_path);
+    jb_put_str(&b, root, "device", c->device);
+    jb_put_str(&b, root, "baseline_device", c->base_device);
+    jb_put_bool(&b, root, "device_mismatch", c->device_mismatch);
+    jb_put_str(&b, root, "metric", c->metric);
+    jb_put_num(&b, root, "max_regression_pct", c->max_regression_pct);
+    jb_put_num(&b, root, "alpha", c->alpha);
+    jb_put_num(&b, root, "min_samples", MB_COMPARE_MIN_SAMPLES);
+    jb_put_num(&b, root, "geomean_change_pct", c->geomean_change_pct);
+    jb_put_num(&b, root, "exit_code", mb_compare_exit_code(c));
+    cJSON *rows = jb_put(&b, root, "rows", cJSON_CreateArray());
     for (int i = 0; i < c->n_rows && rows; i++) json_row(&b, rows, &c->rows[i]);
     json_cases(&b, root, "added", c->added, c->n_added, 1);
     json_cases(&b, root, "missing", c->missing, c->n_missing, 0);

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cJSON.h>
 #include "compare.h"
-#include "jsonrd.h"
+#include "jsonio.h"
 #include "plot.h"
 #include "report.h"
 #include "svg.h"

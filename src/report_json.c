@@ -8,165 +8,135 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cJSON.h>
-#include "jsonrd.h"
+#include "jsonio.h"
 #include "report.h"
 
 /* ---- writer ---- */
 
-/* cJSON answers an allocation failure with NULL at any step: remember it once, check it once. */
-typedef struct { int oom; } jb_t;
-
-static cJSON *put(jb_t *b, cJSON *parent, const char *key, cJSON *item)
-{
-    if (item && (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item)))
-        return item;
-    cJSON_Delete(item);
-    b->oom = 1;
-    return NULL;
-}
-
-/* Raw text of the shortest exact decimal, because cJSON's own printing may lose the last bit; JSON
- * has no NaN or infinity, so those become null. */
-static cJSON *num(double d)
-{
-    char buf[32];
-    if (!isfinite(d)) return cJSON_CreateNull();
-    mb_fmt_double(buf, d);
-    return cJSON_CreateRaw(buf);
-}
-
-static void put_num(jb_t *b, cJSON *o, const char *key, double d) { put(b, o, key, num(d)); }
-static void put_bool(jb_t *b, cJSON *o, const char *key, int v) { put(b, o, key, cJSON_CreateBool(v)); }
-
-static void put_str(jb_t *b, cJSON *o, const char *key, const char *s)
-{
-    put(b, o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
-}
-
 static void json_env(jb_t *b, cJSON *root, const mb_env_t *e)
 {
-    cJSON *tool = put(b, root, "tool", cJSON_CreateObject());
-    put_str(b, tool, "version", e->tool_version);
-    put_str(b, tool, "commit", e->git_commit);
-    put_str(b, root, "date", e->date);
-    cJSON *d = put(b, root, "device", cJSON_CreateObject());
-    put_str(b, d, "vendor", e->vendor);
-    put_str(b, d, "name", e->device);
-    put_str(b, d, "arch", e->arch);
-    put_str(b, d, "fp8", e->fp8_flavour);
-    put_num(b, d, "sm_count", e->sm_count);
-    put_num(b, d, "l2_bytes", e->l2_bytes);
-    put_num(b, d, "mem_bytes", e->mem_bytes);
-    put_num(b, d, "driver_version", e->driver_version);
-    put_num(b, d, "runtime_version", e->runtime_version);
-    put_num(b, d, "copy_tbps", e->copy_tbps);
-    put_num(b, d, "launch_floor_us", e->launch_floor_us);
+    cJSON *tool = jb_put(b, root, "tool", cJSON_CreateObject());
+    jb_put_str(b, tool, "version", e->tool_version);
+    jb_put_str(b, tool, "commit", e->git_commit);
+    jb_put_str(b, root, "date", e->date);
+    cJSON *d = jb_put(b, root, "device", cJSON_CreateObject());
+    jb_put_str(b, d, "vendor", e->vendor);
+    jb_put_str(b, d, "name", e->device);
+    jb_put_str(b, d, "arch", e->arch);
+    jb_put_str(b, d, "fp8", e->fp8_flavour);
+    jb_put_num(b, d, "sm_count", e->sm_count);
+    jb_put_num(b, d, "l2_bytes", e->l2_bytes);
+    jb_put_num(b, d, "mem_bytes", e->mem_bytes);
+    jb_put_num(b, d, "driver_version", e->driver_version);
+    jb_put_num(b, d, "runtime_version", e->runtime_version);
+    jb_put_num(b, d, "copy_tbps", e->copy_tbps);
+    jb_put_num(b, d, "launch_floor_us", e->launch_floor_us);
 }
 
 /* The config goes in as JSON when it parses, so one file tells the whole story of a run. */
 static void json_config(jb_t *b, cJSON *root, const mb_config_t *cfg)
 {
-    if (!cfg) { put(b, root, "config", cJSON_CreateNull()); return; }
-    cJSON *o = put(b, root, "config", cJSON_CreateObject());
-    put_str(b, o, "path", cfg->path);
+    if (!cfg) { jb_put(b, root, "config", cJSON_CreateNull()); return; }
+    cJSON *o = jb_put(b, root, "config", cJSON_CreateObject());
+    jb_put_str(b, o, "path", cfg->path);
     cJSON *parsed = cfg->text ? cJSON_Parse(cfg->text) : NULL;
-    put(b, o, "text", parsed ? parsed : cfg->text ? cJSON_CreateString(cfg->text) : cJSON_CreateNull());
+    jb_put(b, o, "text", parsed ? parsed : cfg->text ? cJSON_CreateString(cfg->text) : cJSON_CreateNull());
 }
 
 static void json_case_def(jb_t *b, cJSON *o, const mb_case_t *c)
 {
     char seed[24];
-    put_str(b, o, "name", c->name);
-    put_str(b, o, "file", c->file);
-    put_num(b, o, "index", c->index);
-    put_num(b, o, "batch", c->batch);
-    put_num(b, o, "q_len", c->q_len);
-    put_num(b, o, "heads", c->heads);
-    put_str(b, o, "kv_desc", c->kv_desc);
-    cJSON *kv = put(b, o, "kv_lens", cJSON_CreateArray());
-    for (int i = 0; i < c->batch && kv; i++) put(b, kv, NULL, num(c->kv_lens[i]));
-    put_bool(b, o, "causal", c->causal);
-    put_str(b, o, "q_quant", mb_q_quant_name(c->q_quant));
-    put_str(b, o, "plan_policy", c->plan_rebuild ? "rebuild" : "cached");
-    put(b, o, "splits_requested", c->splits > 0 ? num(c->splits)
+    jb_put_str(b, o, "name", c->name);
+    jb_put_str(b, o, "file", c->file);
+    jb_put_num(b, o, "index", c->index);
+    jb_put_num(b, o, "batch", c->batch);
+    jb_put_num(b, o, "q_len", c->q_len);
+    jb_put_num(b, o, "heads", c->heads);
+    jb_put_str(b, o, "kv_desc", c->kv_desc);
+    cJSON *kv = jb_put(b, o, "kv_lens", cJSON_CreateArray());
+    for (int i = 0; i < c->batch && kv; i++) jb_put(b, kv, NULL, jb_num(c->kv_lens[i]));
+    jb_put_bool(b, o, "causal", c->causal);
+    jb_put_str(b, o, "q_quant", mb_q_quant_name(c->q_quant));
+    jb_put_str(b, o, "plan_policy", c->plan_rebuild ? "rebuild" : "cached");
+    jb_put(b, o, "splits_requested", c->splits > 0 ? jb_num(c->splits)
                                   : cJSON_CreateString(c->splits == MB_SPLITS_TUNED ? "tuned" : "auto"));
-    put_str(b, o, "mode", mb_mode_name(c->mode));
-    put_str(b, o, "l2", c->l2_cold ? "cold" : "hot");
+    jb_put_str(b, o, "mode", mb_mode_name(c->mode));
+    jb_put_str(b, o, "l2", c->l2_cold ? "cold" : "hot");
     /* Printed as an integer: a double would round seeds above 2^53. */
     snprintf(seed, sizeof seed, "%" PRIu64, c->seed);
-    put(b, o, "seed", cJSON_CreateRaw(seed));
-    put_num(b, o, "q_std", c->q_std);
-    put_num(b, o, "kv_std", c->kv_std);
+    jb_put(b, o, "seed", cJSON_CreateRaw(seed));
+    jb_put_num(b, o, "q_std", c->q_std);
+    jb_put_num(b, o, "kv_std", c->kv_std);
 }
 
 static void json_check(jb_t *b, cJSON *o, const mb_case_result_t *cr)
 {
     const mb_check_t *k = &cr->check;
     const mb_case_t *c = cr->c;
-    cJSON *ck = put(b, o, "check", cJSON_CreateObject());
-    put_num(b, ck, "max_abs", k->max_abs);
-    put_num(b, ck, "rel_l2", k->rel_l2);
-    put_num(b, ck, "row_rel_l2", k->row_rel_l2);
-    put_num(b, ck, "q_saturated", (double)k->q_saturated);
-    put_num(b, ck, "q_below_normal", (double)k->q_below_normal);
-    put_num(b, ck, "cosine", k->cosine);
-    put_num(b, ck, "n_total", (double)k->n_total);
-    put_num(b, ck, "n_outside", (double)k->n_outside);
-    put_num(b, ck, "n_nonfinite", (double)k->n_nonfinite);
-    put_num(b, ck, "atol", c->atol);
-    put_num(b, ck, "rtol", c->rtol);
-    put_num(b, ck, "max_rel_l2", c->max_rel_l2);
-    put_bool(b, ck, "pass", k->pass);
-    cJSON *fid = put(b, ck, "fidelity", cJSON_CreateObject());
-    put_num(b, fid, "max_abs", k->fid_max_abs);
-    put_num(b, fid, "rel_l2", k->fid_rel_l2);
-    put_num(b, fid, "cosine", k->fid_cosine);
+    cJSON *ck = jb_put(b, o, "check", cJSON_CreateObject());
+    jb_put_num(b, ck, "max_abs", k->max_abs);
+    jb_put_num(b, ck, "rel_l2", k->rel_l2);
+    jb_put_num(b, ck, "row_rel_l2", k->row_rel_l2);
+    jb_put_num(b, ck, "q_saturated", (double)k->q_saturated);
+    jb_put_num(b, ck, "q_below_normal", (double)k->q_below_normal);
+    jb_put_num(b, ck, "cosine", k->cosine);
+    jb_put_num(b, ck, "n_total", (double)k->n_total);
+    jb_put_num(b, ck, "n_outside", (double)k->n_outside);
+    jb_put_num(b, ck, "n_nonfinite", (double)k->n_nonfinite);
+    jb_put_num(b, ck, "atol", c->atol);
+    jb_put_num(b, ck, "rtol", c->rtol);
+    jb_put_num(b, ck, "max_rel_l2", c->max_rel_l2);
+    jb_put_bool(b, ck, "pass", k->pass);
+    cJSON *fid = jb_put(b, ck, "fidelity", cJSON_CreateObject());
+    jb_put_num(b, fid, "max_abs", k->fid_max_abs);
+    jb_put_num(b, fid, "rel_l2", k->fid_rel_l2);
+    jb_put_num(b, fid, "cosine", k->fid_cosine);
 }
 
 static void json_time(jb_t *b, cJSON *o, const mb_case_result_t *cr)
 {
     const mb_stats_t *t = &cr->time;
-    cJSON *to = put(b, o, "time_us", cJSON_CreateObject());
-    put_num(b, to, "n", t->n);
-    put_num(b, to, "median", t->median);
-    put_num(b, to, "mean", t->mean);
-    put_num(b, to, "min", t->min);
-    put_num(b, to, "max", t->max);
-    put_num(b, to, "stddev", t->stddev);
-    put_num(b, to, "rse", t->rse);
-    put_str(b, o, "stop_reason", cr->stop_reason);
-    cJSON *s = put(b, o, "samples_us", cJSON_CreateArray());
-    for (int i = 0; i < cr->n_samples && s; i++) put(b, s, NULL, num(cr->samples_us[i]));
+    cJSON *to = jb_put(b, o, "time_us", cJSON_CreateObject());
+    jb_put_num(b, to, "n", t->n);
+    jb_put_num(b, to, "median", t->median);
+    jb_put_num(b, to, "mean", t->mean);
+    jb_put_num(b, to, "min", t->min);
+    jb_put_num(b, to, "max", t->max);
+    jb_put_num(b, to, "stddev", t->stddev);
+    jb_put_num(b, to, "rse", t->rse);
+    jb_put_str(b, o, "stop_reason", cr->stop_reason);
+    cJSON *s = jb_put(b, o, "samples_us", cJSON_CreateArray());
+    for (int i = 0; i < cr->n_samples && s; i++) jb_put(b, s, NULL, jb_num(cr->samples_us[i]));
     static const char *const stage[MB_NSTAGES] = {"plan", "quant", "decode", "combine"};
-    cJSON *st = put(b, o, "stages_median_us", cJSON_CreateObject());
+    cJSON *st = jb_put(b, o, "stages_median_us", cJSON_CreateObject());
     for (int i = 0; i < MB_NSTAGES; i++) {
         double v = cr->stage_median_us[i];
-        put(b, st, stage[i], v < 0 ? cJSON_CreateNull() : num(v));
+        jb_put(b, st, stage[i], v < 0 ? cJSON_CreateNull() : jb_num(v));
     }
 }
 
 static void json_case(jb_t *b, cJSON *arr, const mb_case_result_t *cr)
 {
-    cJSON *o = put(b, arr, NULL, cJSON_CreateObject());
+    cJSON *o = jb_put(b, arr, NULL, cJSON_CreateObject());
     json_case_def(b, o, cr->c);
-    put_str(b, o, "kernel", cr->kernel);
-    cJSON *plan = put(b, o, "plan", cJSON_CreateObject());
-    put_num(b, plan, "splits_max", cr->splits_max);
-    put(b, plan, "splits_chosen_by", cJSON_CreateString(cr->splits_how == 't' ? "tuned" : cr->splits_how == 'a' ? "auto"
+    jb_put_str(b, o, "kernel", cr->kernel);
+    cJSON *plan = jb_put(b, o, "plan", cJSON_CreateObject());
+    jb_put_num(b, plan, "splits_max", cr->splits_max);
+    jb_put(b, plan, "splits_chosen_by", cJSON_CreateString(cr->splits_how == 't' ? "tuned" : cr->splits_how == 'a' ? "auto"
                                                        : "config"));
-    put_num(b, plan, "units", cr->units);
-    put_num(b, plan, "ctas", cr->ctas);
-    put_num(b, plan, "slots", cr->slots);
-    put_num(b, plan, "reduces", cr->reduces);
-    put_bool(b, plan, "built", cr->plan_built);
-    put_str(b, o, "status", mb_status_name(cr->status));
-    if (cr->status == MB_CASE_ERROR) put_str(b, o, "error", cr->error);
+    jb_put_num(b, plan, "units", cr->units);
+    jb_put_num(b, plan, "ctas", cr->ctas);
+    jb_put_num(b, plan, "slots", cr->slots);
+    jb_put_num(b, plan, "reduces", cr->reduces);
+    jb_put_bool(b, plan, "built", cr->plan_built);
+    jb_put_str(b, o, "status", mb_status_name(cr->status));
+    if (cr->status == MB_CASE_ERROR) jb_put_str(b, o, "error", cr->error);
     json_check(b, o, cr);
     json_time(b, o, cr);
-    put_num(b, o, "host_wall_us", cr->host_wall_us);
-    put_num(b, o, "bytes", cr->bytes);
-    put_num(b, o, "tbps", cr->tbps);
-    put_num(b, o, "pct_copy", cr->pct_copy);
+    jb_put_num(b, o, "host_wall_us", cr->host_wall_us);
+    jb_put_num(b, o, "bytes", cr->bytes);
+    jb_put_num(b, o, "tbps", cr->tbps);
+    jb_put_num(b, o, "pct_copy", cr->pct_copy);
 }
 
 int mb_report_write_json(const mb_report_t *r, const char *path, char *err, size_t errlen)
@@ -174,11 +144,11 @@ int mb_report_write_json(const mb_report_t *r, const char *path, char *err, size
     jb_t b = {0};
     cJSON *root = cJSON_CreateObject();
     if (!root) b.oom = 1;
-    put_str(&b, root, "schema", MB_RESULT_SCHEMA);
+    jb_put_str(&b, root, "schema", MB_RESULT_SCHEMA);
     json_env(&b, root, &r->env);
     json_config(&b, root, r->config);
-    put_bool(&b, root, "interrupted", r->interrupted);
-    cJSON *cases = put(&b, root, "cases", cJSON_CreateArray());
+    jb_put_bool(&b, root, "interrupted", r->interrupted);
+    cJSON *cases = jb_put(&b, root, "cases", cJSON_CreateArray());
     for (int i = 0; i < r->n_results && cases; i++) json_case(&b, cases, &r->results[i]);
     char *text = b.oom ? NULL : cJSON_Print(root);
     cJSON_Delete(root);

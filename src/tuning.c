@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cJSON.h>
-#include "jsonrd.h"
+#include "jsonio.h"
 #include "report.h"
 #include "tuning.h"
 

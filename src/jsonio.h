@@ -1,11 +1,22 @@
-/* Checked reading of the tool's own JSON files: the first error wins and names the file and the JSON
- * path ("cases[2].time_us.median: expected a number"); accessors after an error return neutral values. */
-#ifndef MB_JSONRD_H
-#define MB_JSONRD_H
+/* The tool's own JSON files. Writing: numbers as the shortest decimal that reads back as the same
+ * double (cJSON's printing may lose the last bit), NaN and infinity as null, an allocation failure
+ * remembered once. Reading: the first error wins and names the file and the JSON path
+ * ("cases[2].time_us.median: expected a number"); accessors after an error return neutral values. */
+#ifndef MB_JSONIO_H
+#define MB_JSONIO_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <cJSON.h>
+
+typedef struct { int oom; } jb_t;
+
+/* Adds item under key (an array element when key is NULL); NULL and b->oom set on failure. */
+cJSON *jb_put(jb_t *b, cJSON *parent, const char *key, cJSON *item);
+cJSON *jb_num(double d);
+void jb_put_num(jb_t *b, cJSON *o, const char *key, double d);
+void jb_put_bool(jb_t *b, cJSON *o, const char *key, int v);
+void jb_put_str(jb_t *b, cJSON *o, const char *key, const char *s);   /* NULL s: null */
 
 typedef struct {
     const char *path;

@@ -1,12 +1,36 @@
-/* Checked reading of the tool's own JSON files (results, comparisons): every accessor names the file
- * and the JSON path of the first thing that is wrong, and later errors keep the first message. */
+/* Exact writing and checked reading of the tool's own JSON files (results, comparisons). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "jsonrd.h"
+#include "jsonio.h"
+#include "report.h"
+
+cJSON *jb_put(jb_t *b, cJSON *parent, const char *key, cJSON *item)
+{
+    if (item && (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item)))
+        return item;
+    cJSON_Delete(item);
+    b->oom = 1;
+    return NULL;
+}
+
+cJSON *jb_num(double d)
+{
+    char buf[32];
+    if (!isfinite(d)) return cJSON_CreateNull();
+    mb_fmt_double(buf, d);
+    return cJSON_CreateRaw(buf);
+}
+
+void jb_put_num(jb_t *b, cJSON *o, const char *key, double d) { jb_put(b, o, key, jb_num(d)); }
+void jb_put_bool(jb_t *b, cJSON *o, const char *key, int v) { jb_put(b, o, key, cJSON_CreateBool(v)); }
+void jb_put_str(jb_t *b, cJSON *o, const char *key, const char *s)
+{
+    jb_put(b, o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
 
 char *mb_read_text(const char *path, char *err, size_t errlen)
 {
