@@ -3,13 +3,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "compare.h"
 #include "plot.h"
 #include "report.h"
 #include "runner.h"
+#include "timing.h"
 
 static const char help[] =
     "usage: mla-bench run [OPTIONS] CONFIG...\n"
@@ -36,13 +36,6 @@ static int parse_fault(const char *s)
     static const int faults[] = { MB_FAULT_DROP_TOKEN, MB_FAULT_WRONG_SCALE, MB_FAULT_SPLIT_SHIFT, MB_FAULT_EXTRA_PASS };
     for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) if (!strcmp(s, names[i])) return faults[i];
     return -1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* Runs one config and writes its tables. Returns the config's exit code. */
@@ -87,13 +80,13 @@ static int run_config(mb_runner_t *r, const mb_config_t *cfg, const run_opts_t *
         if ((rc = mb_runner_fit(r, &cfg->cases[i], splits[i]))) { worst = rc; goto out; }
     }
     mb_report_t rep = { r->env, cfg, res, 0, 0 };
-    double t0 = now_s();
+    double t0 = mb_now_s();
     for (int i = 0; i < cfg->n_cases && !mb_interrupted; i++) {
         const mb_case_t *c = &cfg->cases[i];
         char err[512] = "";
         mb_case_state_t st;
         mb_progress(r, i, cfg->n_cases, c->name, mb_mode_name(c->mode), i ? res[i - 1].time.median : 0.0,
-                    i ? (now_s() - t0) / i * (cfg->n_cases - i) : 0.0);
+                    i ? (mb_now_s() - t0) / i * (cfg->n_cases - i) : 0.0);
         res[i].c = c;
         rc = mb_case_open(r, c, &st, err, sizeof err);
         if (!rc) rc = mb_case_eval(r, &st, splits[i], how[i], &res[i], err, sizeof err);

@@ -4,11 +4,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "report.h"
 #include "runner.h"
+#include "timing.h"
 #include "sweep.h"
 
 static const char help[] =
@@ -76,18 +76,11 @@ static int parse_args(int argc, char **argv, mb_runner_t *r, sweep_opts_t *o)
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Runs every point of every shape; fills sw->res. Returns the worst exit code. */
 static int run_points(mb_runner_t *r, mb_sweep_t *sw)
 {
     int worst = MB_EXIT_OK, done = 0, rc;
-    double t0 = now_s();
+    double t0 = mb_now_s();
     for (int g = 0; g < sw->n_groups && !mb_interrupted; g++) {
         mb_sweep_group_t *grp = &sw->groups[g];
         mb_case_state_t st;
@@ -104,7 +97,7 @@ static int run_points(mb_runner_t *r, mb_sweep_t *sw)
         for (int p = 0; p < grp->n_points && !mb_interrupted; p++, done++) {
             mb_case_result_t *res = &grp->res[p];
             mb_progress(r, done, sw->n_points, grp->points[p].name, mb_mode_name(grp->first->mode),
-                        p ? grp->res[p - 1].time.median : 0.0, done ? (now_s() - t0) / done * (sw->n_points - done) : 0.0);
+                        p ? grp->res[p - 1].time.median : 0.0, done ? (mb_now_s() - t0) / done * (sw->n_points - done) : 0.0);
             /* The point's case carries its own name and split request; the inputs are the shape's. */
             st.ws.c = &grp->points[p];
             rc = mb_case_eval(r, &st, grp->points[p].splits, grp->points[p].splits ? 0 : 'a', res, err, sizeof err);

@@ -5,7 +5,7 @@
 #include "stats.h"
 #include "timing.h"
 
-static double now_s(void)
+double mb_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -31,10 +31,10 @@ static int host_wall(mb_ws_t *ws, mb_gpu_t *g, double *us, char *err, size_t err
     for (int i = 0; i < N; i++) {
         if (flush_l2(ws, g, i, err, errlen)) return 4;
         GPU_CHECK(hipStreamSynchronize(g->stream));
-        double t0 = now_s();
+        double t0 = mb_now_s();
         if (mb_path_call(ws, g->stream, ws->c->mode, NULL, err, errlen)) return 4;
         GPU_CHECK(hipStreamSynchronize(g->stream));
-        t[i] = (now_s() - t0) * 1e6;
+        t[i] = (mb_now_s() - t0) * 1e6;
     }
     mb_stats_compute(t, N, &st);
     *us = st.median;
@@ -98,7 +98,7 @@ int mb_time_case(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, volatile sig_ato
     GPU_CHECK(hipStreamSynchronize(g->stream));
     if (host_wall(ws, g, &r->host_wall_us, err, errlen)) goto out;
 
-    double t0 = now_s();
+    double t0 = mb_now_s();
     r->stop_reason = "max_runs";
     while (n < c->max_runs) {
         double total, st[MB_NSTAGES] = { -1, -1, -1, -1 };
@@ -116,7 +116,7 @@ int mb_time_case(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, volatile sig_ato
              * running variance is only the rule's trigger; reported statistics are recomputed. */
             double mean = sum / n, var = (sumsq - n * mean * mean) / (n - 1);
             if (sqrt(var > 0 ? var : 0) / sqrt((double)n) <= c->target_rse * mean) { r->stop_reason = "target_rse"; break; }
-            if (now_s() - t0 >= c->max_seconds) { r->stop_reason = "max_seconds"; break; }
+            if (mb_now_s() - t0 >= c->max_seconds) { r->stop_reason = "max_seconds"; break; }
         }
     }
     r->n_samples = n;

@@ -8,6 +8,9 @@
 #include "path.h"
 #include "result.h"
 
+/* Monotonic host clock, seconds. */
+double mb_now_s(void);
+
 /* Fills r->time, samples, stop_reason, stage medians, host_wall_us. *stop (Ctrl-C) ends sampling
  * early; the samples taken so far are kept. 0 or 4. */
 int mb_time_case(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, volatile sig_atomic_t *stop,
