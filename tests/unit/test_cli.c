@@ -8,25 +8,7 @@
 
 static char out[8192];
 
-/* Runs mla-bench with args (shell words), both streams into `out`; returns the exit code. */
-static int mb(const char *args)
-{
-    const char *bin = getenv("MLA_BENCH") ? getenv("MLA_BENCH") : "build/mla-bench";
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= NO_COLOR=1 %s %s 2>&1", bin, args);
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = '\0';
-    int st = p ? pclose(p) : -1;
-    return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
+static int mb(const char *args) { return unit_run_cli(args, out, sizeof out); }
 
 static void help_and_version(void)
 {
@@ -48,7 +30,7 @@ static void check_command(void)
     CHECK(mb("check no/such.json") == 2 && strstr(out, "no/such.json: cannot read"));
     CHECK(mb("check tests/data/bad-range.json") == 2);
     CHECKF(strstr(out, "tests/data/bad-range.json: cases[1].kv_len: expected integer in [1, 1048576]") && strstr(out, "got -3"), "%s", out);
-    CHECK(lines(out) == 1);
+    CHECK(unit_lines(out) == 1);
     /* One bad file among good ones still fails the whole command. */
     CHECK(mb("check configs/smoke.json tests/data/bad-range.json") == 2);
 }
@@ -56,7 +38,7 @@ static void check_command(void)
 static void run_without_gpu(void)
 {
     CHECKF(mb("run configs/smoke.json") == 4, "%s", out);
-    CHECKF(strstr(out, "no GPU found") && lines(out) == 1, "%s", out);
+    CHECKF(strstr(out, "no GPU found") && unit_lines(out) == 1, "%s", out);
     CHECK(mb("info") == 4 && strstr(out, "no GPU found"));
     /* Configs are validated before the GPU is looked for: a config error is 2, not 4. */
     CHECK(mb("run tests/data/bad-range.json") == 2 && strstr(out, "cases[1].kv_len"));

@@ -678,21 +678,9 @@ static char out[1 << 16];
 /* Runs `mla-bench compare` with args (shell words), both streams into out; returns the exit code. */
 static int mbc(const char *args)
 {
-    const char *bin = getenv("MLA_BENCH") ? getenv("MLA_BENCH") : "build/mla-bench";
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s compare %s 2>&1", bin, args);
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = '\0';
-    int st = p ? pclose(p) : -1;
-    return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
+    char cmd[1900];
+    snprintf(cmd, sizeof cmd, "compare %s", args);
+    return unit_run_cli(cmd, out, sizeof out);
 }
 
 static char base_f[128], new_f[128], same_f[128], other_f[128], fail_f[128], bad_f[128];
@@ -733,17 +721,17 @@ static void test_cli_errors(void)
     snprintf(args, sizeof args, "%s", base_f);
     CHECK(mbc(args) == 2);
     snprintf(args, sizeof args, "%s %s/no-such.json", base_f, tdir);
-    CHECKF(mbc(args) == 2 && strstr(out, "no-such.json") && lines(out) == 1, "%s", out);
+    CHECKF(mbc(args) == 2 && strstr(out, "no-such.json") && unit_lines(out) == 1, "%s", out);
     snprintf(args, sizeof args, "%s/no-such.json %s", tdir, base_f);
     CHECKF(mbc(args) == 2 && strstr(out, "no-such.json: No such file"), "%s", out);
     snprintf(args, sizeof args, "%s %s", bad_f, new_f);
-    CHECKF(mbc(args) == 2 && strstr(out, bad_f) && strstr(out, "schema") && lines(out) == 1, "%s", out);
+    CHECKF(mbc(args) == 2 && strstr(out, bad_f) && strstr(out, "schema") && unit_lines(out) == 1, "%s", out);
     snprintf(args, sizeof args, "%s %s", base_f, other_f);
-    CHECKF(mbc(args) == 2 && strstr(out, other_f) && strstr(out, "H100") && lines(out) == 1, "%s", out);
+    CHECKF(mbc(args) == 2 && strstr(out, other_f) && strstr(out, "H100") && unit_lines(out) == 1, "%s", out);
     snprintf(args, sizeof args, "%s %s --allow-device-mismatch", base_f, other_f);
     CHECKF(mbc(args) == 0 && strstr(out, "warning") && strstr(out, "H100"), "%s", out);
     snprintf(args, sizeof args, "%s %s --max-regression 5x", base_f, new_f);
-    CHECKF(mbc(args) == 2 && strstr(out, "--max-regression") && strstr(out, "'5x'") && lines(out) == 1, "%s", out);
+    CHECKF(mbc(args) == 2 && strstr(out, "--max-regression") && strstr(out, "'5x'") && unit_lines(out) == 1, "%s", out);
     snprintf(args, sizeof args, "%s %s --max-regression", base_f, new_f);
     CHECK(mbc(args) == 2 && strstr(out, "--max-regression needs a value"));
     snprintf(args, sizeof args, "%s %s --alpha 0.7", base_f, new_f);
@@ -762,7 +750,7 @@ static void test_cli_errors(void)
     tpath(lone_f, sizeof lone_f, "lone.json");
     CHECKF(mb_report_write_json(&r.rep, lone_f, err, sizeof err) == 0, "%s", err);
     snprintf(args, sizeof args, "%s %s", base_f, lone_f);
-    CHECKF(mbc(args) == 2 && strstr(out, "no case in common") && lines(out) == 1, "%s", out);
+    CHECKF(mbc(args) == 2 && strstr(out, "no case in common") && unit_lines(out) == 1, "%s", out);
 }
 
 static void test_cli_verdicts(void)
@@ -781,7 +769,7 @@ static void test_cli_verdicts(void)
     CHECKF(mbc(args) == 1 && strstr(out, "0 regressed"), "%s", out);
     /* --quiet: the summary line alone. */
     snprintf(args, sizeof args, "%s %s --quiet", same_f, base_f);
-    CHECKF(mbc(args) == 0 && lines(out) == 1 && !strncmp(out, "compare: ", 9), "%s", out);
+    CHECKF(mbc(args) == 0 && unit_lines(out) == 1 && !strncmp(out, "compare: ", 9), "%s", out);
     snprintf(args, sizeof args, "%s %s --max-regression=20%%", base_f, new_f);
     CHECKF(mbc(args) == 1 && strstr(out, "0 regressed, 1 slower"), "%s", out);
 }
@@ -855,22 +843,6 @@ static void test_cli_json(void)
     CHECKF(mbc(args) == 2 && strstr(out, "no/such/dir/x.json"), "%s", out);
 }
 
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    char path[512];
-    for (struct dirent *e; (e = readdir(d));) {
-        struct stat st;
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (!lstat(path, &st) && S_ISDIR(st.st_mode)) remove_tree(path);
-        else unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 void suite_compare(void)
 {
     snprintf(tdir, sizeof tdir, "/tmp/mb-compare-XXXXXX");
@@ -902,5 +874,5 @@ void suite_compare(void)
     RUN(test_cli_verdicts);
     RUN(test_cli_regression_exit);
     RUN(test_cli_json);
-    remove_tree(tdir);
+    unit_remove_tree(tdir);
 }

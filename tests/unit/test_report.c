@@ -628,23 +628,6 @@ static void test_npy_rejects(void)
     CHECK(access(path, F_OK) != 0 && hidden_files(tdir) == 0);
 }
 
-/* Removes the scratch directory, including whatever a failed test left behind. */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    char path[512];
-    for (struct dirent *e; (e = readdir(d));) {
-        struct stat st;
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (!lstat(path, &st) && S_ISDIR(st.st_mode)) remove_tree(path);
-        else unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 void suite_report(void)
 {
     snprintf(tdir, sizeof tdir, "/tmp/mb-report-XXXXXX");
@@ -666,5 +649,5 @@ void suite_report(void)
     RUN(test_write_all);
     RUN(test_npy);
     RUN(test_npy_rejects);
-    remove_tree(tdir);
+    unit_remove_tree(tdir);
 }

@@ -12,6 +12,12 @@ extern const char *unit_filter;  /* run only tests whose name contains this, if 
 int unit_begin(const char *name);
 void unit_end(const char *name);
 
+/* Runs build/mla-bench (or $MLA_BENCH) with args, GPUs hidden, both streams into out; the exit code. */
+int unit_run_cli(const char *args, char *out, size_t outlen);
+int unit_lines(const char *s);
+/* Removes a scratch directory and everything under it. */
+void unit_remove_tree(const char *dir);
+
 #define RUN(fn) do { if (unit_begin(#fn)) { fn(); unit_end(#fn); } } while (0)
 #define CHECK(cond) do { if (!(cond)) { unit_failed_checks++; \
     fprintf(stderr, "  %s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
