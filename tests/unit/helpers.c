@@ -44,3 +44,15 @@ void unit_remove_tree(const char *dir)
     closedir(d);
     rmdir(dir);
 }
+
+char *unit_read_back(FILE *f)
+{
+    if (!f) return NULL;
+    long n = ftell(f);
+    rewind(f);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (buf) buf[got] = '\0';
+    return buf;
+}

@@ -15,6 +15,7 @@
 #include <cJSON.h>
 #include "unit.h"
 #include "compare.h"
+#include "jsonio.h"
 #include "mwu.h"
 #include "report.h"
 #include "stats.h"
@@ -131,15 +132,8 @@ static int same_double(double a, double b)
 static char *capture(const mb_compare_t *c, int color)
 {
     FILE *f = tmpfile();
-    if (!f) return NULL;
-    mb_compare_print(f, c, color);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (buf) buf[got] = '\0';
-    return buf;
+    if (f) mb_compare_print(f, c, color);
+    return unit_read_back(f);
 }
 
 /* ---- Mann-Whitney U ---- */
@@ -606,17 +600,6 @@ static void tpath(char *buf, size_t n, const char *name)
     snprintf(buf, n, "%s/%s", tdir, name);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = malloc(1 << 20);
-    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (buf) buf[n] = '\0';
-    return buf;
-}
-
 static void spit(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -808,7 +791,7 @@ static void test_cli_json(void)
     tpath(jpath, sizeof jpath, "out.json");
     snprintf(args, sizeof args, "%s %s --json %s --metric min --alpha 0.05 --max-regression 3%%", base_f, new_f, jpath);
     CHECKF(mbc(args) == 1, "%s", out);
-    char *text = slurp(jpath);
+    char *text = mb_read_text(jpath, err, sizeof err);
     cJSON *root = text ? cJSON_Parse(text) : NULL;
     CHECK(root != NULL);
     CHECK(str_is(cJSON_GetObjectItem(root, "schema"), MB_COMPARE_SCHEMA));

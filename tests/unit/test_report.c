@@ -410,15 +410,8 @@ static int cell_ends(const char *line, int end, const char *text)
 static char *console(const mb_report_t *r, int color)
 {
     FILE *f = tmpfile();
-    if (!f) return NULL;
-    mb_report_print(f, r, color);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (buf) buf[got] = '\0';
-    return buf;
+    if (f) mb_report_print(f, r, color);
+    return unit_read_back(f);
 }
 
 static void test_console_aligned(void)

@@ -15,6 +15,8 @@ void unit_end(const char *name);
 /* Runs build/mla-bench (or $MLA_BENCH) with args, GPUs hidden, both streams into out; the exit code. */
 int unit_run_cli(const char *args, char *out, size_t outlen);
 int unit_lines(const char *s);
+/* What was written to f (a tmpfile), NUL-terminated and malloc'd; closes f. */
+char *unit_read_back(FILE *f);
 /* Removes a scratch directory and everything under it. */
 void unit_remove_tree(const char *dir);
 
