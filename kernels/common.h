@@ -21,6 +21,14 @@ __device__ __forceinline__ float mb_fp8_fast(uint32_t x)
     return mb_bits_f32(mb_f32_bits(mag) | ((x & 0x80u) << 24));
 }
 
+/* Cache row of logical token t of batch b (see mb_pages_t). */
+__device__ __forceinline__ int64_t mb_kv_row(const mb_pages_t &p, const int32_t *kv_indptr, int b, int64_t t)
+{
+    if (!p.table) return t;
+    int64_t j = t - kv_indptr[b];
+    return (int64_t)p.table[p.page_indptr[b] + j / p.page_size] * p.page_size + j % p.page_size;
+}
+
 #define MB_LAUNCH_RESULT() hipGetLastError()
 
 #endif

@@ -23,6 +23,15 @@ typedef struct mb_reduce {
     int32_t batch, row_begin, row_end, slot_begin, slot_end;
 } mb_reduce_t;
 
+/* A paged KV cache: batch b's logical token j (j = t - kv_indptr[b] for a logical index t) lives in
+ * cache row table[page_indptr[b] + j / page_size] * page_size + j % page_size. table == NULL: the
+ * cache is flat and logical index t is row t. */
+typedef struct mb_pages {
+    const int32_t *table;        /* [page_indptr[batch]] physical page numbers */
+    const int32_t *page_indptr;  /* [batch + 1] */
+    int page_size;
+} mb_pages_t;
+
 typedef struct mb_decode_args {
     const uint8_t *q;            /* fp8 [total_q][heads][576] */
     const uint16_t *q_bf16;      /* non-NULL: q_quant "none", Q read as bf16 from here (q unused) */
@@ -31,7 +40,8 @@ typedef struct mb_decode_args {
     const float *q_scale;        /* device scalar: 1 on the cast-free path, amax / fp8_max for "amax" */
     float sm_scale;              /* 1/sqrt(576) */
     const int32_t *qo_indptr;    /* [batch + 1] */
-    const int32_t *kv_indptr;    /* [batch + 1] */
+    const int32_t *kv_indptr;    /* [batch + 1], logical token offsets (units' kv ranges are in these) */
+    mb_pages_t pages;            /* where each logical token lives in the cache (mb_kv_row) */
     const mb_work_t *work;       /* [units] */
     const int32_t *work_indptr;  /* [ctas + 1] */
     int num_ctas;
@@ -103,6 +113,7 @@ typedef struct mb_ref_args {
     const uint8_t *kv_fp8; const uint16_t *kv_bf16;
     const float *q_scale, *kv_scale; float sm_scale;
     const int32_t *qo_indptr, *kv_indptr;
+    mb_pages_t pages;
     int batch, total_q, q_len, heads, causal;
     float *out;                  /* fp32 [total_q][heads][512] */
 } mb_ref_args_t;

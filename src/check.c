@@ -9,7 +9,7 @@ static int run_reference(mb_ws_t *ws, mb_gpu_t *g, int fp8_inputs, float *host, 
     /* "The same inputs the path saw": with q_quant "none" that is the bf16 Q itself. */
     const uint8_t *q8 = fp8_inputs && c->q_quant != MB_Q_NONE ? ws->q_fp8 : NULL;
     mb_ref_args_t a = { q8, ws->q_bf16, fp8_inputs ? ws->kv_fp8 : NULL, ws->kv_bf16,
-                        ws->q_scale, ws->kv_scale, (float)(1.0 / sqrt((double)MB_DK)), ws->d_qo, ws->d_kv,
+                        ws->q_scale, ws->kv_scale, (float)(1.0 / sqrt((double)MB_DK)), ws->d_qo, ws->d_kv, ws->pages,
                         c->batch, (int)ws->total_q, c->q_len, c->heads, c->causal, ws->ref };
     GPU_CHECK(hipMemsetAsync(ws->ref, 0xff, ws->n_out * 4, g->stream));
     GPU_CHECK(mb_launch_reference(&a, g->stream));

@@ -44,6 +44,7 @@ typedef struct mb_ws {
     float *amax, *kv_scale, *partial_o, *partial_lse, *ref;
     float *q_amax, *q_scale;   /* q_quant "amax": reduced and derived on every call; "cast": q_scale = 1 */
     int32_t *d_qo, *d_kv;      /* the case's indptrs, for the reference */
+    mb_pages_t pages;          /* the paged cache's table (device); table NULL: flat cache */
     uint32_t *sink;            /* MB_FAULT_EXTRA_PASS writes here */
     size_t partial_rows;       /* capacity of the partial buffers, in rows */
     mb_decode_args_t dargs;
