@@ -22,13 +22,15 @@ struct pt_smem {
     int end[PT_ROWS];            /* absolute token end each row may see (causal limit) */
 };
 
-__device__ static void load_tile(pt_smem &sm, const uint8_t *kv, int t0, int t1)
+/* Logical tokens [t0, min(t0 + PT_TILE, t1)) of batch b; each is found through the page table (a row
+ * of the flat cache when there is none), so a tile may gather from as many pages as it has tokens. */
+__device__ static void load_tile(pt_smem &sm, const mb_decode_args_t &a, int b, int t0, int t1)
 {
     /* 36 x 16 bytes per token; stored as words because padded rows are only 4-byte aligned. */
     for (int i = threadIdx.x; i < PT_TILE * (MB_DK / 16); i += PT_THREADS) {
         int t = i / (MB_DK / 16), c = i % (MB_DK / 16);
         uint4 v = make_uint4(0, 0, 0, 0);
-        if (t0 + t < t1) v = *(const uint4 *)(kv + (int64_t)(t0 + t) * MB_DK + c * 16);
+        if (t0 + t < t1) v = *(const uint4 *)(a.kv + mb_kv_row(a.pages, a.kv_indptr, b, t0 + t) * MB_DK + c * 16);
         uint32_t *dst = &sm.kv[t][c * 4];
         dst[0] = v.x; dst[1] = v.y; dst[2] = v.z; dst[3] = v.w;
     }
@@ -108,7 +110,7 @@ __device__ static void unit_run(pt_smem &sm, const mb_decode_args_t &a, const mb
     for (int r = 0; r < PT_ROWS; r++) acc[r][0] = acc[r][1] = acc[r][2] = acc[r][3] = 0.0f;
 
     for (int t0 = u.kv_begin; t0 < kv_end; t0 += PT_TILE) {
-        load_tile(sm, a.kv, t0, kv_end);
+        load_tile(sm, a, u.batch, t0, kv_end);
         __syncthreads();
         scores(sm, t0, mult);
         __syncthreads();

@@ -1,6 +1,7 @@
 /* The naive fp32 reference: one block per (query row, head), no tiling tricks, natural exp, two passes
  * over the tokens (max, then probabilities and values). Deliberately plain so that it is easy to
- * believe; its inputs are either the fp8 codes the path saw (dequantised exactly) or the bf16 sources. */
+ * believe; its inputs are either the fp8 codes the path saw (dequantised exactly) or the bf16 sources.
+ * Every token is found through mb_kv_row, one at a time, so a paged cache needs nothing else here. */
 #include "common.h"
 
 #define REF_THREADS 256
@@ -15,10 +16,11 @@ __device__ static float ref_kv(const mb_ref_args_t &a, int64_t i, float kv_scale
     return a.kv_fp8 ? mb_fp8_to_f32(a.kv_fp8[i], MB_FP8_FNUZ) * kv_scale : mb_bf16_to_f32(a.kv_bf16[i]);
 }
 
-__device__ static float ref_score(const mb_ref_args_t &a, const float *q, int64_t tok, float kv_scale)
+/* row: the cache row of the token (mb_kv_row), not its logical index */
+__device__ static float ref_score(const mb_ref_args_t &a, const float *q, int64_t row, float kv_scale)
 {
     float s = 0.0f;
-    for (int d = 0; d < MB_DK; d++) s += q[d] * ref_kv(a, tok * MB_DK + d, kv_scale);
+    for (int d = 0; d < MB_DK; d++) s += q[d] * ref_kv(a, row * MB_DK + d, kv_scale);
     return s * a.sm_scale;
 }
 
@@ -38,7 +40,8 @@ __global__ void __launch_bounds__(REF_THREADS) reference_kernel(mb_ref_args_t a)
     __syncthreads();
 
     float mx = -INFINITY;
-    for (int t = threadIdx.x; t < seen; t += REF_THREADS) mx = fmaxf(mx, ref_score(a, q, tok0 + t, kv_scale));
+    for (int t = threadIdx.x; t < seen; t += REF_THREADS)
+        mx = fmaxf(mx, ref_score(a, q, mb_kv_row(a.pages, a.kv_indptr, b, tok0 + t), kv_scale));
     red[threadIdx.x] = mx;
     __syncthreads();
     for (int w = REF_THREADS / 2; w > 0; w /= 2) {
@@ -51,12 +54,13 @@ __global__ void __launch_bounds__(REF_THREADS) reference_kernel(mb_ref_args_t a)
     float o0 = 0.0f, o1 = 0.0f, sum = 0.0f;
     for (int c = 0; c < seen; c += REF_THREADS) {
         int t = c + threadIdx.x;
-        p[threadIdx.x] = t < seen ? expf(ref_score(a, q, tok0 + t, kv_scale) - mx) : 0.0f;
+        p[threadIdx.x] = t < seen ? expf(ref_score(a, q, mb_kv_row(a.pages, a.kv_indptr, b, tok0 + t), kv_scale) - mx) : 0.0f;
         __syncthreads();
         for (int j = 0; j < REF_THREADS && c + j < seen; j++) {
+            int64_t row = mb_kv_row(a.pages, a.kv_indptr, b, tok0 + c + j);
             sum += p[j];
-            o0 += p[j] * ref_kv(a, (tok0 + c + j) * MB_DK + threadIdx.x, kv_scale);
-            o1 += p[j] * ref_kv(a, (tok0 + c + j) * MB_DK + threadIdx.x + REF_THREADS, kv_scale);
+            o0 += p[j] * ref_kv(a, row * MB_DK + threadIdx.x, kv_scale);
+            o1 += p[j] * ref_kv(a, row * MB_DK + threadIdx.x + REF_THREADS, kv_scale);
         }
         __syncthreads();
     }

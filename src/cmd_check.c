@@ -26,8 +26,10 @@ int cmd_check(int argc, char **argv)
         printf("%s: ok, %d case%s\n", argv[i], cfg.n_cases, cfg.n_cases == 1 ? "" : "s");
         for (int k = 0; k < cfg.n_cases && !quiet; k++) {
             const mb_case_t *c = &cfg.cases[k];
-            printf("  %-40s batch %5d  q_len %d  kv %-18s heads %3d  splits %-4s  %s\n", c->name, c->batch,
+            printf("  %-40s batch %5d  q_len %d  kv %-18s heads %3d  splits %-4s  %s", c->name, c->batch,
                    c->q_len, c->kv_desc, c->heads, c->splits ? "" : "auto", mb_mode_name(c->mode));
+            if (c->page_size) printf("  pages %d %s", c->page_size, mb_page_order_name(c->page_order));
+            putchar('\n');
         }
         mb_config_free(&cfg);
     }

@@ -38,11 +38,11 @@ _Static_assert((long long)MB_MAX_BATCH * MB_MAX_Q_LEN * MB_MAX_HEADS <= INT32_MA
 /* Case fields. The grid keys come first, in expansion order: the first is the outermost loop. */
 typedef enum {
     F_BATCH, F_Q_LEN, F_HEADS, F_KV_LEN, F_SPLITS, F_MODE, F_L2, F_SEED, F_Q_STD, F_KV_STD, F_CAUSAL,
-    F_Q_QUANT, F_PLAN, F_NAME, F_KV_LENS, F_WARMUP, F_MIN_RUNS, F_MAX_RUNS, F_TARGET_RSE, F_MAX_SECONDS,
-    F_ATOL, F_RTOL, F_MAX_REL_L2, F_COUNT
+    F_Q_QUANT, F_PLAN, F_PAGE_SIZE, F_PAGE_ORDER, F_NAME, F_KV_LENS, F_WARMUP, F_MIN_RUNS, F_MAX_RUNS,
+    F_TARGET_RSE, F_MAX_SECONDS, F_ATOL, F_RTOL, F_MAX_REL_L2, F_COUNT
 } field_id_t;
 
-enum { F_LAST_GRID = F_PLAN };
+enum { F_LAST_GRID = F_PAGE_ORDER };
 
 typedef enum { K_INT, K_NUM, K_BOOL, K_CHOICE, K_SPLITS, K_KV_LEN, K_KV_LENS, K_NAME } kind_t;
 
@@ -57,7 +57,7 @@ static const char *const CASE_KEYS[F_COUNT] = {
     [F_BATCH] = "batch", [F_Q_LEN] = "q_len", [F_HEADS] = "heads", [F_KV_LEN] = "kv_len",
     [F_SPLITS] = "num_kv_splits", [F_MODE] = "mode", [F_L2] = "l2", [F_SEED] = "seed",
     [F_Q_STD] = "q_std", [F_KV_STD] = "kv_std", [F_CAUSAL] = "causal", [F_Q_QUANT] = "q_quant",
-    [F_PLAN] = "plan", [F_NAME] = "name",
+    [F_PLAN] = "plan", [F_PAGE_SIZE] = "page_size", [F_PAGE_ORDER] = "page_order", [F_NAME] = "name",
     [F_KV_LENS] = "kv_lens", [F_WARMUP] = "warmup", [F_MIN_RUNS] = "min_runs",
     [F_MAX_RUNS] = "max_runs", [F_TARGET_RSE] = "target_rse", [F_MAX_SECONDS] = "max_seconds",
     [F_ATOL] = "atol", [F_RTOL] = "rtol", [F_MAX_REL_L2] = "max_rel_l2",
@@ -78,6 +78,9 @@ static const field_t FIELDS[F_COUNT] = {
     [F_CAUSAL] = {K_BOOL, 0, 0, 0, {0}},
     [F_Q_QUANT] = {K_CHOICE, 0, 0, 0, {"cast", "amax", "none"}},
     [F_PLAN] = {K_CHOICE, 0, 0, 0, {"cached", "rebuild"}},
+    /* 0: a flat cache */
+    [F_PAGE_SIZE] = {K_INT, 0, MB_MAX_PAGE_SIZE, 0, {0}},
+    [F_PAGE_ORDER] = {K_CHOICE, 0, 0, 0, {"shuffled", "contiguous"}},
     [F_NAME] = {K_NAME, 1, MAX_NAME_LEN, 0, {0}},
     [F_KV_LENS] = {K_KV_LENS, 1, MB_MAX_BATCH, 0, {0}},
     [F_WARMUP] = {K_INT, 0, 1000, 0, {0}},
@@ -504,6 +507,8 @@ static void apply(mb_case_t *c, field_id_t f, value_t v)
     case F_CAUSAL: c->causal = (int)v.v; break;
     case F_Q_QUANT: c->q_quant = (mb_q_quant_t)v.v; break;
     case F_PLAN: c->plan_rebuild = (int)v.v; break;
+    case F_PAGE_SIZE: c->page_size = (int)v.v; break;
+    case F_PAGE_ORDER: c->page_order = (mb_page_order_t)v.v; break;
     case F_WARMUP: c->warmup = (int)v.v; break;
     case F_MIN_RUNS: c->min_runs = (int)v.v; break;
     case F_MAX_RUNS: c->max_runs = (int)v.v; break;
@@ -595,6 +600,19 @@ static int check_runs(ctx_t *x, const sources_t *s, const char *prefix, const mb
     return expected(x, path, what, s->item[f]);
 }
 
+/* A page order without pages would be silently ignored, so it is an error; and the cache rows (whole
+ * pages, the last one of each batch padded) are indexed like tokens, so they too must fit in int32. */
+static int check_pages(ctx_t *x, const sources_t *s, const char *where, const mb_case_t *c)
+{
+    if (s->item[F_PAGE_ORDER] && c->page_size == 0)
+        return fail(x, "%s: \"page_order\" needs \"page_size\" > 0 (a flat cache has no pages)", where);
+    int64_t rows = mb_case_cache_rows(c);
+    if (rows > INT32_MAX)
+        return fail(x, "%s: expected KV cache rows (kv lengths rounded up to whole pages) <= %d, got %lld", where,
+                    INT32_MAX, (long long)rows);
+    return 0;
+}
+
 /* Limits that involve several fields of one expanded case. */
 static int check_case(ctx_t *x, const sources_t *s, const char *prefix, const char *where, const mb_case_t *c)
 {
@@ -603,6 +621,8 @@ static int check_case(ctx_t *x, const sources_t *s, const char *prefix, const ch
     if (total > INT32_MAX)
         return fail(x, "%s: expected total KV tokens (sum of kv lengths) <= %d, got %lld", where, INT32_MAX,
                     (long long)total);
+    int rc = check_pages(x, s, where, c);
+    if (rc) return rc;
     /* A graph replays one fixed call; rebuilding the plan on every call is a host-side cost it cannot show. */
     if (c->plan_rebuild && c->mode == MB_MODE_GRAPH)
         return fail(x, "%s: \"plan\": \"rebuild\" needs \"mode\": \"eager\" (a graph replays one fixed plan)", where);
@@ -861,9 +881,26 @@ const char *mb_q_quant_name(mb_q_quant_t q)
     return FIELDS[F_Q_QUANT].choice[q];
 }
 
+const char *mb_page_order_name(mb_page_order_t o)
+{
+    return FIELDS[F_PAGE_ORDER].choice[o];
+}
+
 int64_t mb_case_total_kv(const mb_case_t *c)
 {
     int64_t total = 0;
     for (int b = 0; b < c->batch; b++) total += c->kv_lens[b];
     return total;
+}
+
+int64_t mb_case_pages(const mb_case_t *c)
+{
+    int64_t pages = 0;
+    for (int b = 0; c->page_size > 0 && b < c->batch; b++) pages += (c->kv_lens[b] + c->page_size - 1) / c->page_size;
+    return pages;
+}
+
+int64_t mb_case_cache_rows(const mb_case_t *c)
+{
+    return c->page_size > 0 ? mb_case_pages(c) * c->page_size : mb_case_total_kv(c);
 }

@@ -13,13 +13,18 @@ typedef enum { MB_MODE_EAGER = 0, MB_MODE_GRAPH = 1 } mb_mode_t;
  * (bf16 Q against fp8 KV; the decode converts KV instead). */
 typedef enum { MB_Q_CAST = 0, MB_Q_AMAX = 1, MB_Q_NONE = 2 } mb_q_quant_t;
 
+/* Order of a paged cache's physical pages: "shuffled" (a seeded permutation of the pool, as after
+ * allocation churn in a serving engine; the default when paged) or "contiguous" (each batch's pages
+ * in order, one batch after another: the flat layout cut into pages). */
+typedef enum { MB_PAGES_SHUFFLED = 0, MB_PAGES_CONTIGUOUS = 1 } mb_page_order_t;
+
 /* num_kv_splits "tuned": the best count a sweep recorded for the shape (tuning file), else "auto". */
 #define MB_SPLITS_TUNED (-1)
 
 /* Per-case limits; the config parser enforces them, the rest of the tool relies on them. */
 enum {
     MB_MAX_BATCH = 65536, MB_MAX_Q_LEN = 8, MB_MAX_HEADS = 128,
-    MB_MAX_KV_LEN = 1048576, MB_MAX_SPLITS = 256
+    MB_MAX_KV_LEN = 1048576, MB_MAX_SPLITS = 256, MB_MAX_PAGE_SIZE = 4096
 };
 
 typedef struct mb_case {
@@ -32,6 +37,8 @@ typedef struct mb_case {
     int causal;                /* 1: query i of q_len sees kv_len - (q_len - 1 - i) tokens */
     mb_q_quant_t q_quant;
     int plan_rebuild;          /* "plan": "rebuild": build and upload the plan on every call (eager only) */
+    int page_size;             /* KV tokens a page; 0: a flat cache (the default) */
+    mb_page_order_t page_order;   /* meaningful only when page_size > 0 */
     int splits;                /* num_kv_splits: 0 = "auto", MB_SPLITS_TUNED, else a fixed count */
     mb_mode_t mode;
     int l2_cold;               /* 1: flush L2 before every timed call */
@@ -57,7 +64,13 @@ void mb_config_free(mb_config_t *cfg);
 
 const char *mb_mode_name(mb_mode_t m);
 const char *mb_q_quant_name(mb_q_quant_t q);
+const char *mb_page_order_name(mb_page_order_t o);
 /* Sum of kv_lens: the KV tokens a case reads, for sizing (its query rows are batch * q_len). */
 int64_t mb_case_total_kv(const mb_case_t *c);
+/* Pages of a paged case's pool, sum over batches of ceil(kv_len / page_size); 0 for a flat cache. */
+int64_t mb_case_pages(const mb_case_t *c);
+/* Rows the KV cache holds: the tokens of a flat cache, whole pages of a paged one (its last page of
+ * each batch is padded). */
+int64_t mb_case_cache_rows(const mb_case_t *c);
 
 #endif

@@ -40,18 +40,44 @@ typedef struct npy_item { const char *name, *dtype; int ndim; int64_t shape[3]; 
 
 static int write_meta(const char *dir, const mb_ws_t *ws, float q_scale, float kv_scale, char *err, size_t errlen)
 {
-    char path[1200], text[1024];
+    char path[1200], text[1536], order[16] = "null";
     const mb_case_t *c = ws->c;
+    if (c->page_size) snprintf(order, sizeof order, "\"%s\"", mb_page_order_name(c->page_order));
     int n = snprintf(text, sizeof text,
                      "{\n  \"case\": \"%s\",\n  \"batch\": %d, \"q_len\": %d, \"heads\": %d, \"causal\": %s,\n"
                      "  \"dk\": %d, \"dv\": %d, \"sm_scale\": %.9g, \"q_scale\": %.9g, \"kv_scale\": %.9g,\n"
                      "  \"fp8\": \"%s\", \"seed\": %llu, \"q_quant\": \"%s\",\n"
-                     "  \"note\": \"bf16 tensors are stored as their raw bits (<u2); out_f32/ref are fp32\"\n}\n",
+                     "  \"page_size\": %d, \"page_order\": %s,\n"
+                     "  \"note\": \"bf16 tensors are stored as their raw bits (<u2); out_f32/ref are fp32; page_size 0: a flat"
+                     " cache, else token j of batch b is kv row page_table[page_indptr[b] + j // page_size] * page_size +"
+                     " j %% page_size\"\n}\n",
                      c->name, c->batch, c->q_len, c->heads, c->causal ? "true" : "false", MB_DK, MB_DV,
                      1.0 / 24.0, q_scale, kv_scale, mb_fp8_name(ws->kinfo.fp8_fnuz), (unsigned long long)c->seed,
-                     mb_q_quant_name(c->q_quant));
+                     mb_q_quant_name(c->q_quant), c->page_size, order);
     snprintf(path, sizeof path, "%s/meta.json", dir);
     return mb_write_file_atomic(path, text, (size_t)n, err, errlen) ? 4 : 0;
+}
+
+/* A paged case's page table and page_indptr, copied back from the device: the tables the kernels read. */
+static int write_pages(const char *sub, const mb_ws_t *ws, char *err, size_t errlen)
+{
+    const mb_case_t *c = ws->c;
+    char path[1200];
+    int rc = 4;
+    if (!c->page_size) return 0;
+    int64_t pages = mb_case_pages(c), np[1] = { pages }, nb[1] = { c->batch + 1 };
+    int32_t *table = from_device(ws->pages.table, sizeof(int32_t) * (size_t)pages, err, errlen);
+    int32_t *indptr = table ? from_device(ws->pages.page_indptr, sizeof(int32_t) * (size_t)nb[0], err, errlen) : NULL;
+    if (!indptr) goto out;
+    snprintf(path, sizeof path, "%s/page_table.npy", sub);
+    if (mb_npy_write(path, "<i4", np, 1, table, err, errlen)) goto out;
+    snprintf(path, sizeof path, "%s/page_indptr.npy", sub);
+    if (mb_npy_write(path, "<i4", nb, 1, indptr, err, errlen)) goto out;
+    rc = 0;
+out:
+    free(table);
+    free(indptr);
+    return rc;
 }
 
 int mb_dump_case(const char *dir, mb_ws_t *ws, const uint16_t *out, const float *ref, const float *ref_src,
@@ -76,8 +102,9 @@ int mb_dump_case(const char *dir, mb_ws_t *ws, const uint16_t *out, const float 
     npy_item_t items[] = {
         { "q_bf16", "<u2", 3, { p->total_q, c->heads, MB_DK }, q },
         { "q_fp8", "|u1", 3, { p->total_q, c->heads, MB_DK }, q8 },
-        { "kv_bf16", "<u2", 2, { p->total_kv, MB_DK, 0 }, kv },
-        { "kv_fp8", "|u1", 2, { p->total_kv, MB_DK, 0 }, kv8 },
+        /* the whole cache: a paged pool's rows, padding included, in physical order */
+        { "kv_bf16", "<u2", 2, { ws->n_kv / MB_DK, MB_DK, 0 }, kv },
+        { "kv_fp8", "|u1", 2, { ws->n_kv / MB_DK, MB_DK, 0 }, kv8 },
         { "kv_scale", "<f4", 1, { 1, 0, 0 }, scale },
         { "qo_indptr", "<i4", 1, { c->batch + 1, 0, 0 }, p->qo_indptr },
         { "kv_indptr", "<i4", 1, { c->batch + 1, 0, 0 }, p->kv_indptr },
@@ -93,7 +120,8 @@ int mb_dump_case(const char *dir, mb_ws_t *ws, const uint16_t *out, const float 
         snprintf(path, sizeof path, "%s/%s.npy", sub, items[i].name);
         if (mb_npy_write(path, items[i].dtype, items[i].shape, items[i].ndim, items[i].data, err, errlen)) goto out;
     }
-    rc = write_meta(sub, ws, *qscale, *scale, err, errlen);
+    rc = write_pages(sub, ws, err, errlen);
+    if (!rc) rc = write_meta(sub, ws, *qscale, *scale, err, errlen);
 out:
     free(q); free(q8); free(kv8); free(kv); free(scale); free(qscale); free(outf);
     return rc;

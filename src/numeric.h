@@ -96,7 +96,7 @@ MB_HD double mb_rng_normal(uint64_t seed, uint64_t stream, uint64_t index)
 }
 
 /* Generated tensors, one stream each, so changing one never shifts another. */
-enum { MB_STREAM_Q = 1, MB_STREAM_KV = 2, MB_STREAM_KV_LENS = 3 };
+enum { MB_STREAM_Q = 1, MB_STREAM_KV = 2, MB_STREAM_KV_LENS = 3, MB_STREAM_PAGES = 4 };
 
 /* bf16 sample of N(0, std^2): what the GPU generator writes for element i. */
 MB_HD uint16_t mb_gen_bf16(uint64_t seed, uint64_t stream, uint64_t index, float std)

@@ -10,7 +10,7 @@ static int same_key(const mb_plan_params_t *a, const mb_plan_params_t *b)
 {
     return a->batch == b->batch && a->q_len == b->q_len && a->heads == b->heads && a->splits == b->splits &&
            a->rows_per_unit == b->rows_per_unit && a->kv_granularity == b->kv_granularity &&
-           a->max_ctas == b->max_ctas && a->fault == b->fault &&
+           a->max_ctas == b->max_ctas && a->fault == b->fault && a->page_size == b->page_size &&
            memcmp(a->kv_lens, b->kv_lens, sizeof(int32_t) * a->batch) == 0;
 }
 
@@ -85,16 +85,19 @@ mb_plan_params_t mb_case_plan_params(const mb_case_t *c, int splits, const mb_ke
                                      int fault)
 {
     mb_plan_params_t p = { c->batch, c->q_len, c->heads, c->kv_lens, splits, k->rows_per_unit,
-                           k->kv_granularity, max_ctas, fault };
+                           k->kv_granularity, max_ctas, fault, c->page_size };
     return p;
 }
 
+/* Device memory, so the pool's padding rows count here; the bytes a call must move (the roofline
+ * figure, runner.c) are the logical tokens only. */
 double mb_ws_bytes(const mb_case_t *c, const mb_plan_t *plan, const mb_kernel_info_t *k)
 {
-    double rows = (double)plan->total_q * c->heads, kv = (double)plan->total_kv;
+    double rows = (double)plan->total_q * c->heads, kv = (double)mb_case_cache_rows(c);
     double slots = (double)plan->num_slots * k->rows_per_unit;
     return rows * MB_DK * 3.0                      /* Q bf16 + fp8 */
-         + kv * MB_DK * 3.0                        /* KV bf16 source + fp8 */
+         + kv * MB_DK * 3.0                        /* KV bf16 source + fp8, whole pages when paged */
+         + (double)mb_case_pages(c) * 4.0          /* page table */
          + rows * MB_DV * (2.0 + 4.0)              /* output bf16 + reference fp32 */
          + slots * (MB_DV + 1) * 4.0               /* partials */
          + plan->num_units * sizeof(mb_work_t) + 4096;
@@ -139,6 +142,32 @@ fail:
     return rc;
 }
 
+/* A paged case's page table, built on the host (mb_page_table_build) and uploaded once; the device
+ * copies belong to ws->pages from the moment they exist, so mb_ws_destroy frees them on any path.
+ * A flat case leaves ws->pages.table NULL. */
+static int ws_pages(mb_ws_t *ws, char *err, size_t errlen)
+{
+    const mb_case_t *c = ws->c;
+    if (c->page_size == 0) return 0;
+    size_t pages = (size_t)mb_case_pages(c), nb = (size_t)c->batch + 1;
+    int32_t *table = malloc(sizeof(int32_t) * pages), *indptr = malloc(sizeof(int32_t) * nb);
+    void *d_table = NULL, *d_indptr = NULL;
+    int rc = 4;
+    if (!table || !indptr) { snprintf(err, errlen, "out of host memory for the page table"); goto end; }
+    if (mb_page_table_build(c->batch, c->kv_lens, c->page_size, c->page_order == MB_PAGES_SHUFFLED, c->seed,
+                            table, indptr)) {
+        snprintf(err, errlen, "cannot build a page table of page size %d", c->page_size);
+        goto end;
+    }
+    rc = upload(&d_table, table, sizeof(int32_t) * pages, err, errlen);
+    if (!rc) rc = upload(&d_indptr, indptr, sizeof(int32_t) * nb, err, errlen);
+end:
+    ws->pages = (mb_pages_t){ d_table, d_indptr, c->page_size };
+    free(table);
+    free(indptr);
+    return rc;
+}
+
 /* Q ~ N(0, q_std) and the KV source ~ N(0, kv_std) in bf16, then the KV cache quantised with one
  * per-tensor scale (amax / fp8_max), all on the GPU from the case's seed. */
 static int ws_generate(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
@@ -165,9 +194,13 @@ int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_
     ws->total_q = (int64_t)c->batch * c->q_len;
     ws->total_kv = mb_case_total_kv(c);
     ws->n_q = ws->total_q * c->heads * MB_DK;
-    ws->n_kv = ws->total_kv * MB_DK;
+    /* the whole cache: the padding rows of a paged pool get random data too, as stale pages hold in a
+     * real pool, so a kernel that reads past a batch's last token cannot get a harmless value */
+    ws->n_kv = mb_case_cache_rows(c) * MB_DK;
     ws->n_out = ws->total_q * c->heads * MB_DV;
-    if (ws_alloc(ws, err, errlen) || ws_indptr(ws, err, errlen) || ws_generate(ws, g->stream, err, errlen)) return 4;
+    if (ws_alloc(ws, err, errlen) || ws_indptr(ws, err, errlen) || ws_pages(ws, err, errlen) ||
+        ws_generate(ws, g->stream, err, errlen))
+        return 4;
     return 0;
 }
 
@@ -203,7 +236,8 @@ fail:
 void mb_ws_destroy(mb_ws_t *ws)
 {
     void *bufs[] = { ws->q_bf16, ws->kv_bf16, ws->out, ws->q_fp8, ws->kv_fp8, ws->amax, ws->kv_scale,
-                     ws->partial_o, ws->partial_lse, ws->ref, ws->d_qo, ws->d_kv, ws->sink, ws->q_amax, ws->q_scale };
+                     ws->partial_o, ws->partial_lse, ws->ref, ws->d_qo, ws->d_kv, ws->sink, ws->q_amax, ws->q_scale,
+                     (void *)ws->pages.table, (void *)ws->pages.page_indptr };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) (void)hipFree(bufs[i]);
     if (ws->gexec) (void)hipGraphExecDestroy(ws->gexec);
     memset(ws, 0, sizeof *ws);

@@ -37,8 +37,8 @@ typedef struct mb_ws {
     mb_kernel_info_t kinfo;
     mb_plan_entry_t *pe;       /* bound plan, NULL before mb_ws_bind_plan */
     int fault;
-    int64_t total_q, total_kv;
-    int64_t n_q, n_kv, n_out;  /* elements */
+    int64_t total_q, total_kv; /* query rows; logical KV tokens */
+    int64_t n_q, n_kv, n_out;  /* elements; n_kv is the whole cache (a paged pool with its padding rows) */
     uint16_t *q_bf16, *kv_bf16, *out;
     uint8_t *q_fp8, *kv_fp8;
     float *amax, *kv_scale, *partial_o, *partial_lse, *ref;

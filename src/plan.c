@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include "numeric.h"
 #include "plan.h"
 
 static int ceil_div(int64_t a, int64_t b) { return (int)((a + b - 1) / b); }
@@ -141,7 +142,7 @@ int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out)
 {
     memset(out, 0, sizeof *out);
     if (p->batch < 1 || p->q_len < 1 || p->heads < 1 || p->rows_per_unit < 1 || p->kv_granularity < 1 ||
-        p->max_ctas < 1 || p->splits < 0 || !p->kv_lens)
+        p->max_ctas < 1 || p->splits < 0 || p->page_size < 0 || !p->kv_lens)
         return -1;
     int64_t total = 0;
     for (int b = 0; b < p->batch; b++) {
@@ -182,4 +183,26 @@ void mb_plan_free(mb_plan_t *plan)
     free(plan->work_indptr);
     free(plan->reduce);
     memset(plan, 0, sizeof *plan);
+}
+
+int mb_page_table_build(int batch, const int32_t *kv_lens, int page_size, int shuffled, uint64_t seed,
+                        int32_t *table, int32_t *page_indptr)
+{
+    if (batch < 1 || page_size < 1 || !kv_lens || !table || !page_indptr) return -1;
+    page_indptr[0] = 0;
+    for (int b = 0; b < batch; b++) {
+        if (kv_lens[b] < 0) return -1;
+        page_indptr[b + 1] = page_indptr[b] + ceil_div(kv_lens[b], page_size);
+    }
+    int64_t pages = page_indptr[batch];
+    for (int64_t i = 0; i < pages; i++) table[i] = (int32_t)i;
+    /* Fisher-Yates from the top: element i swaps with a uniform j <= i. The modulo's bias is at most
+     * pages / 2^64, far below anything a layout could show. */
+    for (int64_t i = pages - 1; shuffled && i > 0; i--) {
+        int64_t j = (int64_t)(mb_rng_u64(seed, MB_STREAM_PAGES, (uint64_t)i) % (uint64_t)(i + 1));
+        int32_t t = table[i];
+        table[i] = table[j];
+        table[j] = t;
+    }
+    return 0;
 }

@@ -14,6 +14,9 @@ typedef struct mb_plan_params {
     int kv_granularity;        /* kernel property: split boundaries are multiples of this */
     int max_ctas;              /* grid the GPU runs at once: SMs x resident CTAs per SM */
     int fault;                 /* MB_FAULT_SPLIT_SHIFT: move the first split boundary by one token */
+    int page_size;             /* KV tokens a page, 0: flat cache. Units are in logical tokens, so today's
+                                * plan is the same for any page size; it is still part of the cache key,
+                                * since a plan is built for one cache layout. */
 } mb_plan_params_t;
 
 typedef struct mb_plan {
@@ -36,5 +39,14 @@ int mb_auto_splits(const mb_plan_params_t *p);
 int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out);
 void mb_plan_free(mb_plan_t *plan);
 int64_t mb_unit_cost(const mb_work_t *u);
+
+/* A paged cache's page table (mb_pages_t in kernels.h): batch b owns ceil(kv_lens[b] / page_size)
+ * logical pages, table[page_indptr[b] .. page_indptr[b + 1]), each naming a physical page of one
+ * pool of page_indptr[batch] pages. The physical pages are 0, 1, ... in order ("contiguous": the
+ * flat layout cut into pages, each batch's last page padded) or a Fisher-Yates permutation drawn
+ * from seed (mb_rng_u64 stream MB_STREAM_PAGES; "shuffled", as after allocation churn). table needs
+ * room for every page (mb_case_pages), page_indptr for batch + 1. 0, or -1 for invalid parameters. */
+int mb_page_table_build(int batch, const int32_t *kv_lens, int page_size, int shuffled, uint64_t seed,
+                        int32_t *table, int32_t *page_indptr);
 
 #endif

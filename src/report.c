@@ -38,6 +38,12 @@ void mb_splits_text(char *buf, size_t n, const mb_case_result_t *cr)
     else snprintf(buf, n, "%d", cr->c->splits);
 }
 
+void mb_pages_text(char *buf, size_t n, const mb_case_t *c)
+{
+    if (c->page_size > 0) snprintf(buf, n, "%d %s", c->page_size, mb_page_order_name(c->page_order));
+    else snprintf(buf, n, "flat");
+}
+
 void mb_fmt_double(char buf[32], double d)
 {
     for (int prec = 15; prec < 17; prec++) {

@@ -46,6 +46,8 @@ const char *mb_status_name(mb_case_status_t s);
 /* Splits as the tables show them: the most any batch got, "a" appended when the case asked for
  * auto ("8a"); the request alone ("auto", "4") when no plan was made. */
 void mb_splits_text(char *buf, size_t n, const mb_case_result_t *cr);
+/* The KV cache layout as the tables show it: "flat", or the page size and order ("64 shuffled"). */
+void mb_pages_text(char *buf, size_t n, const mb_case_t *c);
 /* Shortest decimal that reads back as exactly d (at most "%.17g"); d must be finite. */
 void mb_fmt_double(char buf[32], double d);
 

@@ -58,6 +58,9 @@ static void json_case_def(jb_t *b, cJSON *o, const mb_case_t *c)
     jb_put_bool(b, o, "causal", c->causal);
     jb_put_str(b, o, "q_quant", mb_q_quant_name(c->q_quant));
     jb_put_str(b, o, "plan_policy", c->plan_rebuild ? "rebuild" : "cached");
+    /* page_size 0: a flat cache, which has no page order */
+    jb_put_num(b, o, "page_size", c->page_size);
+    jb_put_str(b, o, "page_order", c->page_size ? mb_page_order_name(c->page_order) : NULL);
     jb_put(b, o, "splits_requested", c->splits > 0 ? jb_num(c->splits)
                                   : cJSON_CreateString(c->splits == MB_SPLITS_TUNED ? "tuned" : "auto"));
     jb_put_str(b, o, "mode", mb_mode_name(c->mode));
@@ -211,6 +214,17 @@ static void read_kv_lens(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
     }
 }
 
+/* Optional: files written before paged caches existed have no page_size, and mean a flat cache. */
+static void read_pages(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
+{
+    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(o, "page_size"), *po = cJSON_GetObjectItemCaseSensitive(o, "page_order");
+    if (!ps) return;
+    double v = cJSON_IsNumber(ps) ? ps->valuedouble : NAN;
+    if (!(v >= 0 && v <= MB_MAX_PAGE_SIZE && v == floor(v))) { rd_fail(r, w, "page_size", "bad page size"); return; }
+    c->page_size = (int)v;
+    c->page_order = cJSON_IsString(po) && !strcmp(po->valuestring, "contiguous") ? MB_PAGES_CONTIGUOUS : MB_PAGES_SHUFFLED;
+}
+
 static void read_case_def(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
 {
     static const char *const modes[2] = {"eager", "graph"};
@@ -229,6 +243,7 @@ static void read_case_def(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
     c->q_quant = cJSON_IsString(qq) && !strcmp(qq->valuestring, "amax") ? MB_Q_AMAX
                : cJSON_IsString(qq) && !strcmp(qq->valuestring, "none") ? MB_Q_NONE : MB_Q_CAST;
     c->plan_rebuild = cJSON_IsString(pp) && !strcmp(pp->valuestring, "rebuild");
+    read_pages(r, o, w, c);
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "splits_requested");
     c->splits = cJSON_IsString(s) && !strcmp(s->valuestring, "auto")    ? 0
               : cJSON_IsString(s) && !strcmp(s->valuestring, "tuned") ? MB_SPLITS_TUNED

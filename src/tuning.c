@@ -108,10 +108,14 @@ void mb_tuning_key(const mb_case_t *c, const char *kernel, char *buf, size_t n)
         same &= c->kv_lens[b] == c->kv_lens[0];
         h = (h ^ (uint32_t)c->kv_lens[b]) * 1099511628211ull;
     }
-    if (same) snprintf(buf, n, "%s/b%d-q%d-h%d-kv%d-%s", kernel, c->batch, c->q_len, c->heads, c->kv_lens[0],
-                       c->causal ? "causal" : "full");
-    else snprintf(buf, n, "%s/b%d-q%d-h%d-kv%016llx-%s", kernel, c->batch, c->q_len, c->heads,
-                  (unsigned long long)h, c->causal ? "causal" : "full");
+    int k;
+    if (same) k = snprintf(buf, n, "%s/b%d-q%d-h%d-kv%d-%s", kernel, c->batch, c->q_len, c->heads, c->kv_lens[0],
+                           c->causal ? "causal" : "full");
+    else k = snprintf(buf, n, "%s/b%d-q%d-h%d-kv%016llx-%s", kernel, c->batch, c->q_len, c->heads,
+                      (unsigned long long)h, c->causal ? "causal" : "full");
+    /* a paged cache is another workload (gathered loads); flat keys stay as they were */
+    if (c->page_size > 0 && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, "-page%d-%s", c->page_size, mb_page_order_name(c->page_order));
 }
 
 void mb_tuning_default_path(const char *device, char *buf, size_t n)

@@ -24,7 +24,8 @@ int mb_tuning_set(mb_tuning_t *t, const char *key, const char *device, int best,
 int mb_tuning_save(mb_tuning_t *t, char *err, size_t errlen);
 void mb_tuning_free(mb_tuning_t *t);
 
-/* Shape key: kernel/b{batch}-q{q_len}-h{heads}-kv{len or hash of the lengths}-{causal|full}. */
+/* Shape key: kernel/b{batch}-q{q_len}-h{heads}-kv{len or hash of the lengths}-{causal|full}, and
+ * -page{size}-{order} for a paged cache. */
 void mb_tuning_key(const mb_case_t *c, const char *kernel, char *buf, size_t n);
 /* results/tuning/<device name, lower case, other characters as '-'>.json */
 void mb_tuning_default_path(const char *device, char *buf, size_t n);

@@ -1,5 +1,6 @@
 """Re-checks every case dumped by `mla-bench run --dump DIR` with an independent implementation:
-numpy in float64, fp8 decoded by ml_dtypes when present (else by its own table). Exit 1 on disagreement."""
+numpy in float64, fp8 decoded by ml_dtypes when present (else by its own table), a paged cache read
+through its dumped page table. Exit 1 on disagreement."""
 import json
 import os
 import sys
@@ -20,6 +21,19 @@ def fp8_table(flavour):
         return s * v
 
 
+def cache_rows(meta, load, kvp):
+    """rows(b): the cache rows of batch b's tokens in order, kv_indptr's range when the cache is flat,
+    else found through the dumped page table."""
+    page = meta.get("page_size", 0)   # dumps from before paged caches have no page_size: flat
+    if not page:
+        return lambda b: np.arange(kvp[b], kvp[b + 1])
+    table, pip = load("page_table").astype(np.int64), load("page_indptr")
+    def rows(b):
+        j = np.arange(kvp[b + 1] - kvp[b])
+        return table[pip[b] + j // page] * page + j % page
+    return rows
+
+
 def recheck(d):
     meta = json.load(open(os.path.join(d, "meta.json")))
     load = lambda n: np.load(os.path.join(d, n + ".npy"))
@@ -32,9 +46,10 @@ def recheck(d):
     qo, kvp = load("qo_indptr"), load("kv_indptr")
     out, ref = load("out_f32").astype(np.float64), load("ref").astype(np.float64)
     mine = np.zeros_like(out)
+    rows = cache_rows(meta, load, kvp)
     q_len, causal = meta["q_len"], meta["causal"]
     for b in range(meta["batch"]):
-        keys = kv[kvp[b]:kvp[b + 1]]
+        keys = kv[rows(b)]
         for i in range(q_len):
             seen = len(keys) - (q_len - 1 - i) if causal else len(keys)
             s = q[qo[b] + i] @ keys[:seen].T * meta["sm_scale"]          # (heads, seen)
@@ -42,9 +57,13 @@ def recheck(d):
             mine[qo[b] + i] = (p / p.sum(axis=1, keepdims=True)) @ keys[:seen, :meta["dv"]]
     rel = lambda a, r: np.linalg.norm(a - r) / np.linalg.norm(r)
     e_out, e_ref = rel(out, mine), rel(ref, mine)
-    ok = e_out < 5e-3 and e_ref < 1e-5
+    # a page table must give every token its own row inside the cache
+    used = np.concatenate([rows(b) for b in range(meta["batch"])])
+    layout_ok = len(np.unique(used)) == len(used) and used.min() >= 0 and used.max() < len(kv)
+    ok = e_out < 5e-3 and e_ref < 1e-5 and layout_ok
+    pages = f", page_size {meta['page_size']} {meta['page_order']}" if meta.get("page_size") else ""
     print(f"  {os.path.basename(d)}: tool output vs numpy rel L2 {e_out:.2e}, tool reference vs numpy {e_ref:.2e}"
-          f" {'ok' if ok else 'MISMATCH'}")
+          f"{pages}{'' if layout_ok else ', rows reused or outside the cache'} {'ok' if ok else 'MISMATCH'}")
     return ok
 
 

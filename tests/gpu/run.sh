@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# GPU tests (run on a machine with a GPU): correctness sweep, planted-bug negative tests, tables and
-# --dump written, and an independent re-check of a dumped case in numpy. Ends with "N passed, N failed".
+# GPU tests (run on a machine with a GPU): correctness sweep (flat and paged caches), planted-bug
+# negative tests, tables and --dump written, and an independent re-check of dumped cases in numpy.
+# Ends with "N passed, N failed".
 set -u
 BIN=${1:-build/mla-bench}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -57,8 +58,10 @@ pid=$!; sleep 8; kill -INT "$pid"; wait "$pid"; rc=$?
 [ "$rc" -eq 130 ] && grep -Eq '"interrupted":[[:space:]]*true' "$TMP/int/mixed-mla.json" && [ "$(wc -l < "$TMP/int/mixed-mla.csv")" -ge 2 ]
 result "Ctrl-C: exit $rc (want 130), finished cases written, marked interrupted" $? "$(tail -n 3 "$TMP/int.log")"
 
-# A dumped case re-checked by an independent implementation (numpy), if numpy is there.
+# Dumped cases re-checked by an independent implementation (numpy), if numpy is there: flat caches,
+# and paged ones read through their dumped page tables.
 run_expect dump 0 --out "$TMP/d" --dump "$TMP/dump" "$HERE/../../configs/smoke.json"
+run_expect dump-paged 0 --out "$TMP/dp" --dump "$TMP/dump" "$HERE/dump-paged.json"
 if python3 -c 'import numpy' 2>/dev/null; then
     python3 "$HERE/recheck_dump.py" "$TMP/dump"; result "dump re-checked in numpy" $? "numpy disagrees with the tool"
 else

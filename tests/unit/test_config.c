@@ -312,6 +312,97 @@ static void config_uniform_lengths(void)
     mb_config_free(&cfg);
 }
 
+/* --- paged KV cache --- */
+
+static void config_pages(void)
+{
+    mb_config_t cfg;
+    if (!PARSE_OK("{'defaults':{'kv_lens':[17,100,48]},'cases':[{'name':'flat'},{'name':'zero','page_size':0},"
+                  "{'name':'p16','page_size':16},{'name':'p48c','page_size':48,'page_order':'contiguous'},"
+                  "{'name':'one','page_size':1.0,'page_order':'shuffled'},{'name':'max','page_size':4096}]}", &cfg))
+        return;
+    CHECK(cfg.n_cases == 6);
+    const mb_case_t *flat = &cfg.cases[0], *zero = &cfg.cases[1], *p16 = &cfg.cases[2], *p48 = &cfg.cases[3];
+    const mb_case_t *one = &cfg.cases[4], *max = &cfg.cases[5];
+    /* absent or 0: the flat cache, whose rows are the tokens */
+    CHECK(flat->page_size == 0 && mb_case_pages(flat) == 0 && mb_case_cache_rows(flat) == 165);
+    CHECK(zero->page_size == 0 && mb_case_cache_rows(zero) == 165);
+    /* shuffled is the default order; each batch's last page is padded to a whole page */
+    CHECK(p16->page_size == 16 && p16->page_order == MB_PAGES_SHUFFLED);
+    CHECKF(mb_case_pages(p16) == 2 + 7 + 3 && mb_case_cache_rows(p16) == 12 * 16, "%lld", (long long)mb_case_pages(p16));
+    CHECK(p48->page_size == 48 && p48->page_order == MB_PAGES_CONTIGUOUS);
+    CHECK(mb_case_pages(p48) == 1 + 3 + 1 && mb_case_cache_rows(p48) == 5 * 48);
+    CHECK(one->page_size == 1 && one->page_order == MB_PAGES_SHUFFLED && mb_case_cache_rows(one) == 165);
+    CHECK(max->page_size == 4096 && mb_case_pages(max) == 3 && mb_case_cache_rows(max) == 3 * 4096);
+    CHECK(mb_case_total_kv(max) == 165);   /* the tokens a call reads do not change */
+    CHECK(!strcmp(mb_page_order_name(MB_PAGES_SHUFFLED), "shuffled"));
+    CHECK(!strcmp(mb_page_order_name(MB_PAGES_CONTIGUOUS), "contiguous"));
+    mb_config_free(&cfg);
+}
+
+/* Both keys are grid keys, expanded after the others and named like them. */
+static void config_pages_grid(void)
+{
+    mb_config_t cfg;
+    if (!PARSE_OK("{'cases':[{'name':'g','batch':2,'kv_len':100,'mode':['eager','graph'],'page_size':[16,64],"
+                  "'page_order':['shuffled','contiguous']},{'batch':1,'kv_len':8,'page_size':[1,48]}]}", &cfg))
+        return;
+    static const char *const want[] = {
+        "g/mode=eager/page_size=16/page_order=shuffled", "g/mode=eager/page_size=16/page_order=contiguous",
+        "g/mode=eager/page_size=64/page_order=shuffled", "g/mode=eager/page_size=64/page_order=contiguous",
+        "g/mode=graph/page_size=16/page_order=shuffled", "g/mode=graph/page_size=16/page_order=contiguous",
+        "g/mode=graph/page_size=64/page_order=shuffled", "g/mode=graph/page_size=64/page_order=contiguous",
+        "b1-q1-kv8-h16/page_size=1", "b1-q1-kv8-h16/page_size=48",
+    };
+    CHECK(cfg.n_cases == 10);
+    for (int k = 0; k < cfg.n_cases && k < 10; k++) {
+        const mb_case_t *c = &cfg.cases[k];
+        CHECKF(strcmp(c->name, want[k]) == 0, "case %d: %s", k, c->name);
+        if (k < 8) CHECK(c->page_size == (k / 2 % 2 ? 64 : 16) && c->page_order == (mb_page_order_t)(k % 2));
+    }
+    if (cfg.n_cases == 10) CHECK(cfg.cases[8].page_size == 1 && cfg.cases[9].page_size == 48);
+    mb_config_free(&cfg);
+}
+
+static void config_err_pages(void)
+{
+    BAD_VALUE("'page_size':-1", "page_size: expected integer in [0, 4096], got -1");
+    BAD_VALUE("'page_size':4097", "page_size: expected integer in [0, 4096], got 4097");
+    BAD_VALUE("'page_size':16.5", "page_size: expected integer in [0, 4096], got 16.5");
+    BAD_VALUE("'page_size':'16'", "page_size: expected integer in [0, 4096], got '16'");
+    BAD_VALUE("'page_size':true", "page_size: expected integer in [0, 4096], got true");
+    BAD_VALUE("'page_size':null", "page_size: expected integer in [0, 4096], got null");
+    BAD_VALUE("'page_size':[16,-64]", "page_size[1]: expected integer in [0, 4096], got -64");
+    BAD_VALUE("'page_size':[]", "page_size: expected integer in [0, 4096], or a non-empty array of them, got []");
+    BAD_VALUE("'page_order':'random'", "page_order: expected 'shuffled' or 'contiguous', got 'random'");
+    BAD_VALUE("'page_order':1", "page_order: expected 'shuffled' or 'contiguous', got 1");
+    BAD_VALUE("'page_order':['contiguous','Shuffled']", "page_order[1]: expected 'shuffled' or 'contiguous', got 'Shuffled'");
+    EXPECT_ERR("{'cases':[{'batch':1,'kv_len':8,'page_sise':16}]}",
+               "t.json: cases[0]: unknown key 'page_sise' (did you mean 'page_size'?)");
+    /* an order without pages would be ignored silently: wherever it is given, it needs a page size */
+    EXPECT_ERR("{'cases':[{'batch':1,'kv_len':8,'page_order':'contiguous'}]}",
+               "t.json: cases[0]: 'page_order' needs 'page_size' > 0 (a flat cache has no pages)");
+    EXPECT_ERR("{'cases':[{'batch':1,'kv_len':8,'page_size':0,'page_order':'shuffled'}]}",
+               "t.json: cases[0]: 'page_order' needs 'page_size' > 0 (a flat cache has no pages)");
+    EXPECT_ERR("{'defaults':{'page_order':'shuffled'},'cases':[{'batch':1,'kv_len':8,'page_size':16},{'batch':2,'kv_len':8}]}",
+               "t.json: cases[1]: 'page_order' needs 'page_size' > 0 (a flat cache has no pages)");
+    EXPECT_ERR("{'cases':[{'name':'g','batch':1,'kv_len':8,'page_size':[16,0],'page_order':'contiguous'}]}",
+               "t.json: cases[0] (g/page_size=0): 'page_order' needs 'page_size' > 0 (a flat cache has no pages)");
+}
+
+/* Cache rows are indexed like tokens, so whole pages must fit in int32 too, even when the tokens do. */
+static void config_err_pages_total(void)
+{
+    mb_config_t cfg;
+    EXPECT_ERR("{'cases':[{'batch':2048,'kv_len':1048575,'page_size':4096}]}",
+               "t.json: cases[0]: expected KV cache rows (kv lengths rounded up to whole pages) <= 2147483647, "
+               "got 2147483648");
+    if (PARSE_OK("{'cases':[{'batch':2048,'kv_len':1048575,'page_size':1}]}", &cfg)) {
+        CHECK(mb_case_cache_rows(&cfg.cases[0]) == 2048ll * 1048575);
+        mb_config_free(&cfg);
+    }
+}
+
 /* --- errors --- */
 
 static void config_err_syntax(void)
@@ -679,6 +770,56 @@ static void config_shipped_smoke(void)
     mb_config_free(&cfg);
 }
 
+/* configs/paged.json: each mixed-mla shape flat and with 64-token pages both ways; 1- and 16-token
+ * shuffled pages for two of them; graph mode, auto splits. */
+static void config_shipped_paged(void)
+{
+    mb_config_t cfg;
+    char err[ERR_LEN] = "";
+    CHECKF(mb_config_load("configs/paged.json", &cfg, err, sizeof err) == 0, "%s", err);
+    int flat = 0, p64[2] = {0, 0}, small = 0;
+    for (int i = 0; i < cfg.n_cases; i++) {
+        const mb_case_t *c = &cfg.cases[i];
+        CHECKF(c->mode == MB_MODE_GRAPH && c->splits == 0 && c->l2_cold, "%s", c->name);
+        flat += c->page_size == 0;
+        if (c->page_size == 64) p64[c->page_order]++;
+        small += (c->page_size == 1 || c->page_size == 16) && c->page_order == MB_PAGES_SHUFFLED;
+        /* the layout is in the name, so a comparison matches like with like */
+        if (c->page_size) {
+            char want[64];
+            snprintf(want, sizeof want, "/page_size=%d/page_order=%s", c->page_size, mb_page_order_name(c->page_order));
+            CHECKF(strstr(c->name, want) != NULL, "%s", c->name);
+        }
+    }
+    CHECKF(cfg.n_cases == 28 && flat == 8 && p64[0] == 8 && p64[1] == 8 && small == 4, "%d cases", cfg.n_cases);
+    mb_config_free(&cfg);
+}
+
+/* The GPU tests' configs parse, and the correctness sweep covers the paged layouts it promises. */
+static void config_gpu_test_configs(void)
+{
+    static const char *const files[] = {"tests/gpu/correctness.json", "tests/gpu/negative.json",
+                                        "tests/gpu/dump-paged.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        mb_config_t cfg;
+        char err[ERR_LEN] = "";
+        CHECKF(mb_config_load(files[f], &cfg, err, sizeof err) == 0, "%s", err);
+        int paged = 0, sizes = 0, orders = 0, causal_multi = 0, partial_page = 0;
+        for (int i = 0; i < cfg.n_cases; i++) {
+            const mb_case_t *c = &cfg.cases[i];
+            if (!c->page_size) continue;
+            paged++;
+            sizes |= (c->page_size == 1) | (c->page_size == 16) << 1 | (c->page_size == 48) << 2 | (c->page_size == 64) << 3;
+            orders |= 1 << c->page_order;
+            causal_multi |= c->causal && c->q_len > 1;
+            for (int b = 0; b < c->batch; b++) partial_page |= c->kv_lens[b] % c->page_size != 0;
+        }
+        CHECKF(paged > 0 && orders == 3 && partial_page, "%s: %d paged cases", files[f], paged);
+        if (f == 0) CHECKF(sizes == 15 && causal_multi && paged >= 40, "%d paged cases, sizes %#x", paged, sizes);
+        mb_config_free(&cfg);
+    }
+}
+
 /* --- the rest of the API --- */
 
 static void config_free_is_safe(void)
@@ -738,6 +879,10 @@ void suite_config(void)
     RUN(config_grid_generated_names);
     RUN(config_grid_in_defaults);
     RUN(config_uniform_lengths);
+    RUN(config_pages);
+    RUN(config_pages_grid);
+    RUN(config_err_pages);
+    RUN(config_err_pages_total);
     RUN(config_err_syntax);
     RUN(config_err_structure);
     RUN(config_err_keys);
@@ -756,6 +901,8 @@ void suite_config(void)
     RUN(config_load_file);
     RUN(config_shipped_mixed_mla);
     RUN(config_shipped_smoke);
+    RUN(config_shipped_paged);
+    RUN(config_gpu_test_configs);
     RUN(config_free_is_safe);
     RUN(config_err_buffer);
     RUN(config_mode_name_and_total_kv);

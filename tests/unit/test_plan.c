@@ -391,7 +391,7 @@ static void test_plan_corner_shapes(void)
     };
     for (unsigned i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         mb_plan_params_t p = { cs[i].batch, cs[i].q_len, cs[i].heads, cs[i].lens, cs[i].splits, cs[i].rpu,
-                               cs[i].gran, cs[i].ctas, MB_FAULT_NONE };
+                               cs[i].gran, cs[i].ctas, MB_FAULT_NONE, 0 };
         mb_plan_t pl;
         CHECK(mb_plan_build(&p, &pl) == 0);
         viol_printed = 0;
@@ -402,7 +402,7 @@ static void test_plan_corner_shapes(void)
     }
     /* Known counts: 1600 tokens in 100 tiles asked 100 splits gives 100 units a row group. */
     int32_t l1 = 1600;
-    mb_plan_params_t p = { 1, 1, 16, &l1, 100, 16, 16, 132, 0 };
+    mb_plan_params_t p = { 1, 1, 16, &l1, 100, 16, 16, 132, 0, 0 };
     mb_plan_t pl;
     CHECK(mb_plan_build(&p, &pl) == 0);
     CHECK(pl.num_units == 100 && pl.splits_max == 100 && pl.num_slots == 100 && pl.num_reduce == 1);
@@ -410,7 +410,7 @@ static void test_plan_corner_shapes(void)
     mb_plan_free(&pl);
     /* 17 tokens at granularity 16 asked 8 splits: only 2 tiles, so 2 splits of 16 and 1. */
     int32_t l2 = 17;
-    p = (mb_plan_params_t){ 1, 1, 16, &l2, 8, 16, 16, 132, 0 };
+    p = (mb_plan_params_t){ 1, 1, 16, &l2, 8, 16, 16, 132, 0, 0 };
     CHECK(mb_plan_build(&p, &pl) == 0);
     CHECK(pl.num_units == 2 && pl.splits_max == 2);
     CHECK(pl.work[0].kv_end - pl.work[0].kv_begin == 16 && pl.work[1].kv_end - pl.work[1].kv_begin == 1);
@@ -420,7 +420,7 @@ static void test_plan_corner_shapes(void)
 static void test_plan_invalid_params(void)
 {
     int32_t lens[2] = { 10, 20 }, neg[2] = { 10, -1 };
-    const mb_plan_params_t ok = { 2, 1, 16, lens, 0, 16, 16, 132, 0 };
+    const mb_plan_params_t ok = { 2, 1, 16, lens, 0, 16, 16, 132, 0, 0 };
     mb_plan_params_t p;
     mb_plan_t pl;
     CHECK(mb_plan_build(&ok, &pl) == 0);
@@ -440,6 +440,7 @@ static void test_plan_invalid_params(void)
     BAD(splits, -1);
     BAD(kv_lens, NULL);
     BAD(kv_lens, neg);
+    BAD(page_size, -1);
 #undef BAD
 }
 
@@ -502,17 +503,17 @@ static void test_auto_splits(void)
     /* A single long sequence on a big GPU splits many ways; a big batch of them does not split. */
     int32_t one = 100000, many[256];
     for (int b = 0; b < 256; b++) many[b] = 4096;
-    mb_plan_params_t p1 = { 1, 1, 128, &one, 0, 64, 64, 528, 0 };
-    mb_plan_params_t p2 = { 256, 2, 128, many, 0, 64, 64, 528, 0 };   /* 1024 units unsplit > 528 CTAs */
+    mb_plan_params_t p1 = { 1, 1, 128, &one, 0, 64, 64, 528, 0, 0 };
+    mb_plan_params_t p2 = { 256, 2, 128, many, 0, 64, 64, 528, 0, 0 };   /* 1024 units unsplit > 528 CTAs */
     CHECK(mb_auto_splits(&p1) >= 16);
     CHECK(mb_auto_splits(&p2) == 1);
     /* On an idle GPU a short sequence splits, but only while that shortens the longest split: 200
      * tokens are 13 tiles of 16; 7 splits already make the longest 2 tiles, and 8 to 12 splits would
      * leave it at 2 tiles while adding partials, so 7. One tile never splits. */
     int32_t shortl = 200, one_tile = 16;
-    mb_plan_params_t p3 = { 1, 1, 1, &shortl, 0, 16, 16, 528, 0 };
+    mb_plan_params_t p3 = { 1, 1, 1, &shortl, 0, 16, 16, 528, 0, 0 };
     CHECK(mb_auto_splits(&p3) == 7);
-    mb_plan_params_t p4 = { 1, 1, 1, &one_tile, 0, 16, 16, 528, 0 };
+    mb_plan_params_t p4 = { 1, 1, 1, &one_tile, 0, 16, 16, 528, 0, 0 };
     CHECK(mb_auto_splits(&p4) == 1);
 }
 
@@ -520,7 +521,7 @@ static void test_auto_splits(void)
 static void test_checker_catches_mutations(void)
 {
     int32_t lens[3] = { 100, 300, 17 };
-    mb_plan_params_t p = { 3, 2, 20, lens, 4, 16, 16, 7, MB_FAULT_NONE };
+    mb_plan_params_t p = { 3, 2, 20, lens, 4, 16, 16, 7, MB_FAULT_NONE, 0 };
     enum { NMUT = 10 };
     for (int m = 0; m < NMUT; m++) {
         mb_plan_t pl;
@@ -795,7 +796,7 @@ static void test_replay_matches_direct(void)
         in.fnuz = i & 1;
         for (int b = 0; b < in.batch; b++) CHECK(in.lens[b] <= REPLAY_MAX_LEN);
         make_inputs(&in, 1000 + (uint64_t)i);
-        mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, splits, 16, 16, ctas, MB_FAULT_NONE };
+        mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, splits, 16, 16, ctas, MB_FAULT_NONE, 0 };
         mb_plan_t pl;
         CHECK(mb_plan_build(&p, &pl) == 0);
         int64_t nrows = (int64_t)in.qo[in.batch] * in.heads;
@@ -819,7 +820,7 @@ static void test_replay_detects_split_shift(void)
     /* Non-causal so every row sees the doubled token; 100 tokens in 4 splits: a boundary exists. */
     replay_in_t in = { .batch = 2, .q_len = 2, .heads = 9, .fnuz = 0, .lens = { 100, 63 } };
     make_inputs(&in, 77);
-    mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, 4, 16, 16, 7, MB_FAULT_SPLIT_SHIFT };
+    mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, 4, 16, 16, 7, MB_FAULT_SPLIT_SHIFT, 0 };
     mb_plan_t pl;
     CHECK(mb_plan_build(&p, &pl) == 0);
     int64_t nrows = (int64_t)in.qo[in.batch] * in.heads;
@@ -838,6 +839,88 @@ static void test_replay_detects_split_shift(void)
     mb_plan_free(&pl);
 }
 
+/* --- paged KV cache --- */
+
+/* The plan is in logical tokens: a page size changes nothing in it (it is only part of the cache key). */
+static void test_plan_same_for_any_page_size(void)
+{
+    int32_t lens[5] = { 17, 1000, 48, 4097, 1 };
+    mb_plan_params_t p = { 5, 2, 32, lens, 0, 16, 16, 132, MB_FAULT_NONE, 0 };
+    mb_plan_t flat, paged;
+    CHECK(mb_plan_build(&p, &flat) == 0);
+    static const int sizes[] = { 1, 16, 48, 64, 4096 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        p.page_size = sizes[i];
+        CHECK(mb_plan_build(&p, &paged) == 0);
+        CHECK(paged.num_units == flat.num_units && paged.num_ctas == flat.num_ctas && paged.total_kv == flat.total_kv);
+        CHECK(!memcmp(paged.work, flat.work, sizeof(mb_work_t) * (size_t)flat.num_units));
+        CHECK(!memcmp(paged.work_indptr, flat.work_indptr, sizeof(int32_t) * (size_t)(flat.num_ctas + 1)));
+        mb_plan_free(&paged);
+    }
+    mb_plan_free(&flat);
+}
+
+/* Cache row of logical token j of batch b, as kernels.h defines it (mb_kv_row). */
+static int64_t page_row(const int32_t *table, const int32_t *indptr, int ps, int b, int64_t j)
+{
+    return (int64_t)table[indptr[b] + j / ps] * ps + j % ps;
+}
+
+/* Every token of every batch gets its own row inside the pool: the table is a bijection onto pages. */
+static int layout_ok(int batch, const int32_t *lens, int ps, const int32_t *table, const int32_t *indptr)
+{
+    int64_t pages = indptr[batch], rows = pages * ps;
+    char *used = calloc((size_t)rows, 1);
+    int ok = used != NULL;
+    for (int b = 0; ok && b < batch; b++) {
+        ok &= indptr[b + 1] - indptr[b] == cdiv(lens[b], ps);
+        for (int64_t j = 0; ok && j < lens[b]; j++) {
+            int64_t r = page_row(table, indptr, ps, b, j);
+            ok &= r >= 0 && r < rows && !used[r];
+            if (ok) used[r] = 1;
+        }
+    }
+    free(used);
+    return ok;
+}
+
+static void test_page_table(void)
+{
+    int32_t lens[4] = { 17, 100, 48, 1 }, indptr[5], table[13], again[13], other[13];
+    CHECK(mb_page_table_build(4, lens, 16, 0, 1, table, indptr) == 0);
+    CHECK(indptr[0] == 0 && indptr[1] == 2 && indptr[2] == 9 && indptr[3] == 12 && indptr[4] == 13);
+    /* contiguous: each batch's pages in order, one batch after another */
+    for (int i = 0; i < 13; i++) CHECK(table[i] == i);
+    CHECK(layout_ok(4, lens, 16, table, indptr));
+    CHECK(page_row(table, indptr, 16, 1, 99) == 2 * 16 + 96 + 3);
+    /* shuffled: a permutation, the same for the same seed, another for another seed */
+    CHECK(mb_page_table_build(4, lens, 16, 1, 7, table, indptr) == 0);
+    CHECK(mb_page_table_build(4, lens, 16, 1, 7, again, indptr) == 0);
+    CHECK(mb_page_table_build(4, lens, 16, 1, 8, other, indptr) == 0);
+    CHECK(!memcmp(table, again, sizeof table) && memcmp(table, other, sizeof table));
+    CHECK(layout_ok(4, lens, 16, table, indptr) && layout_ok(4, lens, 16, other, indptr));
+    /* a big pool is really scattered: few pages stay in place (expected 1) */
+    enum { B = 64 };
+    int32_t big_lens[B], big_indptr[B + 1];
+    for (int b = 0; b < B; b++) big_lens[b] = 1 + 97 * b;
+    int32_t *big = malloc(sizeof(int32_t) * 200000);
+    if (!big) { CHECK(big); return; }
+    static const int sizes[] = { 1, 16, 48, 64, 4096 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        CHECK(mb_page_table_build(B, big_lens, sizes[i], 1, 3, big, big_indptr) == 0);
+        CHECKF(layout_ok(B, big_lens, sizes[i], big, big_indptr), "page size %d", sizes[i]);
+        int fixed = 0;
+        for (int p = 0; p < big_indptr[B]; p++) fixed += big[p] == p;
+        CHECKF(big_indptr[B] < 100 || fixed < 10, "page size %d: %d of %d pages in place", sizes[i], fixed, big_indptr[B]);
+    }
+    free(big);
+    int32_t neg[2] = { 5, -1 };
+    CHECK(mb_page_table_build(4, lens, 0, 0, 1, table, indptr) == -1);
+    CHECK(mb_page_table_build(0, lens, 16, 0, 1, table, indptr) == -1);
+    CHECK(mb_page_table_build(2, neg, 16, 0, 1, table, indptr) == -1);
+    CHECK(mb_page_table_build(4, NULL, 16, 0, 1, table, indptr) == -1);
+}
+
 void suite_plan(void)
 {
     RUN(test_plan_invariants_random);
@@ -848,4 +931,6 @@ void suite_plan(void)
     RUN(test_split_shift_fails_coverage);
     RUN(test_replay_matches_direct);
     RUN(test_replay_detects_split_shift);
+    RUN(test_plan_same_for_any_page_size);
+    RUN(test_page_table);
 }

@@ -57,6 +57,8 @@ static void fixture(fixture_t *x)
         c->atol = 1e-3;
         c->rtol = 1e-2;
         c->max_rel_l2 = 5e-3;
+        c->page_size = i == 0 ? 0 : i == 1 ? 16 : 64;   /* flat, paged contiguous, paged shuffled */
+        c->page_order = i == 1 ? MB_PAGES_CONTIGUOUS : MB_PAGES_SHUFFLED;
 
         mb_case_result_t *r = &x->res[i];
         r->c = c;
@@ -164,6 +166,7 @@ static void check_case_equal(const mb_case_result_t *a, const mb_case_result_t *
     CHECK(!strcmp(ca->kv_desc, cb->kv_desc));
     for (int i = 0; i < ca->batch; i++) CHECK(ca->kv_lens[i] == cb->kv_lens[i]);
     CHECK(ca->q_std == cb->q_std && ca->kv_std == cb->kv_std);
+    CHECK(ca->page_size == cb->page_size && (!ca->page_size || ca->page_order == cb->page_order));
     CHECK(ca->atol == cb->atol && ca->rtol == cb->rtol && ca->max_rel_l2 == cb->max_rel_l2);
     CHECK(a->status == b->status && !strcmp(a->error, b->error) && !strcmp(a->kernel, b->kernel));
     CHECK(a->splits_max == b->splits_max && a->units == b->units && a->ctas == b->ctas);
@@ -239,6 +242,12 @@ static void test_json_fields(void)
     CHECK(!cJSON_HasObjectItem(c0, "error") && cJSON_HasObjectItem(c2, "error"));
     CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c2, "status")), "error"));
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(c1, "kv_lens")) == 4);
+    /* the cache layout as run: flat has no page order */
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(c0, "page_size")) == 0);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(c0, "page_order")));
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(c1, "page_size")) == 16);
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c1, "page_order")), "contiguous"));
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c2, "page_order")), "shuffled"));
     CHECK(strstr(text, "\"seed\":\t12345678901") != NULL);
     CHECK(cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "text")));
     cJSON_Delete(root);
@@ -342,7 +351,7 @@ static void test_csv(void)
     char *text = slurp(path, NULL);
     static char f[200][160];
     int nrec = 0, nf = text ? csv_parse(text, f, 200, &nrec) : 0;
-    enum { NC = 36 };
+    enum { NC = 38 };
     CHECKF(nrec == 1 + NCASES && nf == NC * (1 + NCASES), "records %d fields %d", nrec, nf);
     CHECK(!strcmp(f[0], "name") && !strcmp(f[9], "median_us") && !strcmp(f[NC - 1], "status"));
     CHECK(!strcmp(f[NC], "b4, \"long\" kv"));
@@ -350,10 +359,15 @@ static void test_csv(void)
     CHECK(!strcmp(f[NC + 3], "1024") && !strcmp(f[NC + 5], "8a") && !strcmp(f[NC + 6], "graph"));
     CHECK(strtod(f[NC + 9], NULL) == 10.5 && strtod(f[NC + 18], NULL) == 3.1415926535);
     CHECK(!strcmp(f[2 * NC + 3], "uniform[1,4096]") && !strcmp(f[2 * NC + 5], "4"));
-    CHECK(!strcmp(f[NC + 34], "built") && !strcmp(f[2 * NC + 34], "cached"));
-    CHECK(!strcmp(f[NC + 35], "pass") && !strcmp(f[2 * NC + 35], "fail"));
+    CHECK(!strcmp(f[NC + 36], "built") && !strcmp(f[2 * NC + 36], "cached"));
+    CHECK(!strcmp(f[NC + 37], "pass") && !strcmp(f[2 * NC + 37], "fail"));
+    /* The cache layout: page_size 0 and no order for a flat cache. */
+    CHECK(!strcmp(f[28], "page_size") && !strcmp(f[29], "page_order"));
+    CHECK(!strcmp(f[NC + 28], "0") && !strcmp(f[NC + 29], ""));
+    CHECK(!strcmp(f[2 * NC + 28], "16") && !strcmp(f[2 * NC + 29], "contiguous"));
+    CHECK(!strcmp(f[3 * NC + 28], "64") && !strcmp(f[3 * NC + 29], "shuffled"));
     /* The error case measured nothing: empty fields, and its splits are the request. */
-    CHECK(!strcmp(f[3 * NC + 35], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
+    CHECK(!strcmp(f[3 * NC + 37], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
     free(text);
 }
 
@@ -371,6 +385,8 @@ static void test_markdown(void)
     CHECK(text && !strchr(text, '\033'));
     CHECK(text && strstr(text, "| graph\\|hot "));
     CHECK(text && strstr(text, "cases: 1 pass, 1 fail, 1 error"));
+    /* the variants table names each case's KV layout */
+    CHECK(text && strstr(text, "| flat ") && strstr(text, "| 16 contiguous |") && strstr(text, "| 64 shuffled "));
     int rows = 0, header = 0, delim = 0;
     for (char *l = text ? strtok(text, "\n") : NULL; l; l = strtok(NULL, "\n")) {
         if (!strncmp(l, "| case", 6)) header++;

@@ -115,6 +115,13 @@ static void tables_and_tuning_file(void)
     char key[160];
     mb_tuning_key(&cfg.cases[0], "sm90", key, sizeof key);
     CHECK(!strcmp(key, "sm90/b2-q1-h16-kv4096-causal"));
+    /* a paged shape is keyed apart from the flat one */
+    char paged_key[160];
+    cfg.cases[0].page_size = 64;
+    cfg.cases[0].page_order = MB_PAGES_CONTIGUOUS;
+    mb_tuning_key(&cfg.cases[0], "sm90", paged_key, sizeof paged_key);
+    CHECKF(!strcmp(paged_key, "sm90/b2-q1-h16-kv4096-causal-page64-contiguous"), "%s", paged_key);
+    cfg.cases[0].page_size = 0;
     CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0 && mb_tuning_best(&t, key) == 8);
     CHECK(mb_tuning_best(&t, "sm90/b9-q1-h16-kv1-causal") == 0);
     CHECK(mb_tuning_set(&t, "other", env.device, 3, NULL, NULL, 0, 1, 1.0) == 0 && mb_tuning_save(&t, err, sizeof err) == 0);
