@@ -50,7 +50,7 @@ else ifeq ($(GPU),amd)
 endif
 
 .PHONY: all test test-gpu kernels-amd clean deps-check
-all: deps-check $(BUILD)/mla-bench
+all: deps-check $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test)
 
 deps-check:
 	@test "$(GPU)" != none || { echo "mla-bench: no GPU compiler found: install the CUDA toolkit (nvcc) or ROCm (hipcc)"; exit 1; }
@@ -90,8 +90,13 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(HOST_OBJ)
 test: $(BUILD)/unit-tests $(BUILD)/mla-bench
 	MLA_BENCH=$(BUILD)/mla-bench $(BUILD)/unit-tests
 
-test-gpu: $(BUILD)/mla-bench
+test-gpu: $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test)
 	bash tests/gpu/run.sh $(BUILD)/mla-bench
+
+# The sm90 kernel's wgmma layouts and descriptors checked against host GEMMs (run by test-gpu on Hopper).
+$(BUILD)/sm90-layout-test: tests/gpu/sm90_layout_test.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -o $@ $<
 
 # Device-only compile of every kernel for an AMD target, with clang (e.g. from
 # ../shared/tools/hip-clang-gfx942.sh, prefix HIP_PREFIX). Proves the kernels build; runs nothing.

@@ -1,247 +1,313 @@
-/* Tensor-core split-KV decode for NVIDIA sm_89+ (built and chosen for Hopper). Same plan and ABI as the
- * portable kernel: a unit is up to 16 query rows of one batch over a KV range.
+/* Tensor-core split-KV decode for Hopper (sm_90a): wgmma, fp8 scores, f16 P V. Same plan and ABI as
+ * the portable kernel; a plan worker is one CTA (one per SM) walking its unit list.
  *
- * A CTA holds 4 independent "pairs" of warps; each pair is one plan worker and walks its own unit list.
- * Both warps of a pair hold the same 16 rows; each owns half of the 512 value dims (a 16 x 256 fp32
- * accumulator is 128 registers a thread; the whole row would not fit). Both compute the same scores
- * S = Q K^T with mma.sync m16n8k16 (f16 in, f32 out): that doubles the QK^T work but needs no exchange
- * of probabilities between warps, so P goes from the S accumulators straight into the A operand of the
- * P V product, never through shared memory.
- *
- * fp8 e4m3 values are exact in f16, so the MMAs see exactly the fp8 inputs; one cvt.f16x2.e4m3x2
- * converts two at a time. The k dimension of a dot product can be walked in any order as long as both
- * operands agree, so each thread loads 4 consecutive fp8 bytes (one 32-bit shared load) and uses them
- * as the fragment's k pairs (2t, 2t+1) and (2t+8, 2t+9). For P V the k dimension is tokens: the score
- * columns are assigned to tokens in the matching order (pi below), so the same trick reads V from a
- * transposed copy of the tile (V^T, built once per tile by the pair). */
+ * A unit is up to 64 query rows (q_index x head) of one batch over a KV range, in 64-token tiles.
+ * The CTA has two warpgroups. Per tile:
+ *  - S^T = K Q^T (64 tokens x rows, fp8 wgmma, 576 deep). Tokens are the M side, so a unit of 16
+ *    rows wastes no tensor-core work (M is fixed at 64; N can be 8..256). Warpgroup h scores the
+ *    rows of its half, so no score is computed twice.
+ *  - Online softmax in base 2 with every scale folded into one multiplier; a row's 64 scores are
+ *    spread over the 4 warps of a warpgroup, whose maxima meet in shared memory.
+ *  - O^T += V^T P^T (512 value dims x rows, f16 wgmma, 64 tokens deep). Warpgroup h owns value dims
+ *    [256h, 256h + 256) for every row. P stays in f16: fp8 P (3 mantissa bits) would cost ~2 % of
+ *    relative error, four times the check's gate. V's fp8 codes are exact in f16; fp8 wgmma takes
+ *    only K-major operands, and K = tokens here, so the tile's V part is transposed into V^T (f16)
+ *    with ldmatrix.trans while the score wgmma runs.
+ * KV tiles arrive by cp.async three stages deep (paged or flat: each thread resolves one token's row),
+ * zero-filled past the end so no stale byte (an fp8 NaN) can reach the P V product. With q_src_cast
+ * the kernel also does the cast-free Q cast itself (bf16 -> saturating fp8, scale 1): no extra pass. */
 #include "common.h"
+#include "sm90_wgmma.h"
 
 #if MB_HAVE_SM90
 #include <cuda_fp8.h>
 
-#define S9_PAIRS 4
-#define S9_THREADS (S9_PAIRS * 64)
-#define S9_ROWS 16
-#define S9_TILE 32
-#define S9_KS 592              /* raw KV/Q row stride, bytes: 16-byte aligned for cp.async */
-#define S9_VS 48               /* V^T row stride, bytes: 12 words, so a fragment's 8 rows x 4 words hit 32 banks */
+#define S9_THREADS 256
+#define S9_MAX_ROWS 64
+#define S9_TILE 64
+#define S9_STAGES 3
+#define S9_KSBO (MB_DK / 16 * W9_LBO)           /* KV and Q row-group stride: 36 core matrices */
+#define S9_TILE_BYTES (S9_TILE / 8 * S9_KSBO)
+/* V^T and P^T (f16, K = 64 tokens = 8 core matrices): 1024 bytes a row group plus 16, so the 8 row
+ * groups a warp's transposed stores touch fall on different banks. */
+#define S9_HSBO (S9_TILE * 2 / 16 * W9_LBO + 16)
 
-struct s9_pair {
-    uint8_t kv[S9_TILE * S9_KS];
-    uint8_t vt[MB_DV * S9_VS];
-    uint8_t q[S9_ROWS * S9_KS];
+template <int N> struct s9_smem {
+    uint8_t kv[S9_STAGES][S9_TILE_BYTES];
+    uint8_t vt[MB_DV / 8 * S9_HSBO];
+    uint8_t q[N / 8 * S9_KSBO];
+    uint8_t p[N / 8 * S9_HSBO];
+    float red[2][4][N / 2];     /* per-warp row maxima (and, at the end, row sums) */
+    float alpha[N];             /* this tile's rescale factor of each row */
+    float row_m[N], row_l[N];   /* each row's final max and sum */
 };
 
-__device__ __forceinline__ void cp16(void *dst, const void *src, bool valid)
+__device__ __forceinline__ void cp16(uint32_t dst, const void *src, bool valid)
 {
-    unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 16 : 0));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
 }
-__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
-__device__ __forceinline__ void pair_sync(int pair) { asm volatile("bar.sync %0, 64;\n" ::"r"(1 + pair)); }
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+__device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); }
 
-__device__ __forceinline__ uint32_t h2(uint32_t fp8x2)
+__device__ __forceinline__ uint32_t f16x2_from_e4m3x2(uint32_t two)
 {
-    __half2_raw h = __nv_cvt_fp8x2_to_halfraw2((__nv_fp8x2_storage_t)fp8x2, __NV_E4M3);
+    __half2_raw h = __nv_cvt_fp8x2_to_halfraw2((__nv_fp8x2_storage_t)two, __NV_E4M3);
     return (uint32_t)h.x | ((uint32_t)h.y << 16);
 }
 
-__device__ __forceinline__ uint32_t pack_h2(float lo, float hi)
+/* Tile [t0, t0 + 64) of the unit into stage `st`: thread i loads token i / 4, 16-byte chunks
+ * i % 4 + 4k, so a warp writes 8 consecutive rows x 4 chunks (512 contiguous bytes) and one page
+ * lookup serves nine chunks. */
+__device__ __forceinline__ void load_tile(uint32_t st, const mb_decode_args_t &a, int b, int t0, int t1)
 {
-    __half2 h = __floats2half2_rn(lo, hi);
-    return *(uint32_t *)&h;
-}
-
-__device__ __forceinline__ void mma(float c[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0,
-                                    uint32_t b1)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
-/* Token (within a tile) of score column n of 8-column block j: columns 2t, 2t+1 of blocks 2m and 2m+1
- * are tokens 16m + 4t + {0, 1} and 16m + 4t + {2, 3}, the order the P V fragments read V^T in. */
-__device__ __forceinline__ int pi_token(int j, int n) { return 16 * (j / 2) + 4 * (n / 2) + (n % 2) + 2 * (j % 2); }
-
-__device__ static void load_tile(s9_pair &sm, const uint8_t *kv, int t0, int t1, int pl)
-{
-    for (int i = pl; i < S9_TILE * (MB_DK / 16); i += 64) {
-        int t = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        bool ok = t0 + t < t1;
-        cp16(&sm.kv[t * S9_KS + c * 16], ok ? kv + (int64_t)(t0 + t) * MB_DK + c * 16 : kv, ok);
-    }
-    cp_commit();
-}
-
-/* V^T[d][token] from the raw tile, 4 x 4 bytes at a time through byte permutes. */
-__device__ static void transpose_v(s9_pair &sm, int pl)
-{
-    for (int i = pl; i < (MB_DV / 4) * (S9_TILE / 4); i += 64) {
-        int q = i % (S9_TILE / 4), w = i / (S9_TILE / 4);
-        uint32_t x0 = *(const uint32_t *)&sm.kv[(4 * q + 0) * S9_KS + 4 * w];
-        uint32_t x1 = *(const uint32_t *)&sm.kv[(4 * q + 1) * S9_KS + 4 * w];
-        uint32_t x2 = *(const uint32_t *)&sm.kv[(4 * q + 2) * S9_KS + 4 * w];
-        uint32_t x3 = *(const uint32_t *)&sm.kv[(4 * q + 3) * S9_KS + 4 * w];
-        uint32_t lo01 = __byte_perm(x0, x1, 0x5140), lo23 = __byte_perm(x2, x3, 0x5140);
-        uint32_t hi01 = __byte_perm(x0, x1, 0x7362), hi23 = __byte_perm(x2, x3, 0x7362);
-        *(uint32_t *)&sm.vt[(4 * w + 0) * S9_VS + 4 * q] = __byte_perm(lo01, lo23, 0x5410);
-        *(uint32_t *)&sm.vt[(4 * w + 1) * S9_VS + 4 * q] = __byte_perm(lo01, lo23, 0x7632);
-        *(uint32_t *)&sm.vt[(4 * w + 2) * S9_VS + 4 * q] = __byte_perm(hi01, hi23, 0x5410);
-        *(uint32_t *)&sm.vt[(4 * w + 3) * S9_VS + 4 * q] = __byte_perm(hi01, hi23, 0x7632);
+    int tok = threadIdx.x / 4, t = t0 + tok;
+    bool ok = t < t1;
+    const uint8_t *src = ok ? a.kv + mb_kv_row(a.pages, a.kv_indptr, b, t) * MB_DK : a.kv;
+#pragma unroll
+    for (int k = 0; k < MB_DK / 16 / 4; k++) {
+        int c = threadIdx.x % 4 + 4 * k;
+        cp16(st + w9_off(tok, 16 * c, S9_KSBO), src + (ok ? 16 * c : 0), ok);
     }
 }
 
-/* S (16 rows x 32 tokens) = Q K^T over 576 dims. */
-__device__ static void scores(const s9_pair &sm, int lane, float s[4][4])
+/* Q rows of the unit into the K-major tile; rows past `rows` are zero (their outputs are never
+ * written). fp8 Q goes by cp.async in the first tile's group; bf16 Q is cast here. */
+template <int N>
+__device__ void load_q(s9_smem<N> &sm, const mb_decode_args_t &a, int64_t qrow0, int rows)
 {
-    int g = lane / 4, t = lane % 4;
+    for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
+        int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
+        uint32_t dst = w9_smem_addr(sm.q) + w9_off(r, 16 * c, S9_KSBO);
+        if (!a.q_src_cast) {
+            cp16(dst, r < rows ? a.q + (qrow0 + r) * MB_DK + 16 * c : a.q, r < rows);
+            continue;
+        }
+        uint32_t w[4] = { 0, 0, 0, 0 };
+        if (r < rows) {
+            const uint4 *src = (const uint4 *)(a.q_src_cast + (qrow0 + r) * MB_DK + 16 * c);
+            uint4 lo = src[0], hi = src[1];
+            uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w };
 #pragma unroll
-    for (int j = 0; j < 4; j++) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
-#pragma unroll 4
-    for (int kb = 0; kb < MB_DK / 16; kb++) {
-        uint32_t qa = *(const uint32_t *)&sm.q[g * S9_KS + 16 * kb + 4 * t];
-        uint32_t qb = *(const uint32_t *)&sm.q[(g + 8) * S9_KS + 16 * kb + 4 * t];
-        uint32_t a0 = h2(qa & 0xffff), a1 = h2(qb & 0xffff), a2 = h2(qa >> 16), a3 = h2(qb >> 16);
+            for (int e = 0; e < 16; e++)
+                w[e / 4] |= (uint32_t)mb_f32_to_fp8(mb_bf16_to_f32((uint16_t)(h[e / 2] >> (16 * (e % 2)))), MB_FP8_FNUZ)
+                            << (8 * (e % 4));
+        }
+        *(uint4 *)&sm.q[w9_off(r, 16 * c, S9_KSBO)] = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
+
+/* V^T (f16) from the tile's first 512 bytes a token. Warp w takes token group w; each ldmatrix.trans
+ * reads four 8-token x 16-byte core matrices and hands lane l tokens 2(l%4), 2(l%4)+1 of dim pair
+ * l/4 of each; one byte permute splits the pair into per-dim fp8 pairs, one cvt widens each. */
+__device__ __forceinline__ void transpose_v(uint8_t *vt, uint32_t st)
+{
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int tok = 8 * warp + 2 * (lane % 4);
+#pragma unroll 2
+    for (int it = 0; it < MB_DV / 16 / 4; it++) {
+        uint32_t r[4];
+        uint32_t src = st + w9_off(8 * warp + lane % 8, 16 * (4 * it + lane / 8), S9_KSBO);
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(src));
 #pragma unroll
-        for (int j = 0; j < 4; j++) {
-            uint32_t k = *(const uint32_t *)&sm.kv[pi_token(j, g) * S9_KS + 16 * kb + 4 * t];
-            mma(s[j], a0, a1, a2, a3, h2(k & 0xffff), h2(k >> 16));
+        for (int m = 0; m < 4; m++) {
+            int d = 16 * (4 * it + m) + 2 * (lane / 4);
+            uint32_t d0 = __byte_perm(r[m], 0, 0x0020), d1 = __byte_perm(r[m], 0, 0x0031);
+            *(uint32_t *)&vt[w9_off(d, 2 * tok, S9_HSBO)] = f16x2_from_e4m3x2(d0);
+            *(uint32_t *)&vt[w9_off(d + 1, 2 * tok, S9_HSBO)] = f16x2_from_e4m3x2(d1);
         }
     }
 }
 
-__device__ static void unit_run(s9_pair &sm, const mb_decode_args_t &a, const mb_work_t &u, float scale_kv, int pair,
-                                int pl)
+template <int N>
+__device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_work_t &u, float scale_kv)
 {
-    const int lane = pl % 32, half = pl / 32, g = lane / 4, t = lane % 4;
-    const int rows = u.row_end - u.row_begin;
-    const int64_t qrow0 = (int64_t)a.qo_indptr[u.batch] * a.heads + u.row_begin;
+    constexpr int NH = N / 2;                   /* score rows of each warpgroup */
+    constexpr int RB = NH / 8;                  /* 8-row blocks of a warpgroup's score accumulator */
+    const int wg = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int rows = u.row_end - u.row_begin, b = u.batch;
+    const int64_t qrow0 = (int64_t)a.qo_indptr[b] * a.heads + u.row_begin;
     int kv_end = u.kv_end;
-    if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == a.kv_indptr[u.batch + 1]) kv_end -= 1;
+    if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == a.kv_indptr[b + 1]) kv_end -= 1;
+    const int ntiles = kv_end > u.kv_begin ? (kv_end - u.kv_begin + S9_TILE - 1) / S9_TILE : 0;
+    const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
 
-    /* Per row: the absolute token end it may see (causal), rows past `rows` see nothing. */
-    int end[2];
-    const int kv_len = a.kv_indptr[u.batch + 1] - a.kv_indptr[u.batch];
+    load_q(sm, a, qrow0, rows);
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-        int r = g + 8 * h, row = u.row_begin + r;
-        int seen = a.causal ? kv_len - (a.q_len - 1 - row / a.heads) : kv_len;
-        end[h] = r < rows ? min(a.kv_indptr[u.batch] + seen, kv_end) : 0;
+    for (int s = 0; s < S9_STAGES - 1; s++) {
+        if (s < ntiles) load_tile(kv0 + s * S9_TILE_BYTES, a, b, u.kv_begin + s * S9_TILE, kv_end);
+        cp_commit();
     }
 
-    for (int i = pl; i < S9_ROWS * (MB_DK / 16); i += 64) {
-        int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        cp16(&sm.q[r * S9_KS + c * 16], r < rows ? a.q + (qrow0 + r) * MB_DK + c * 16 : a.q, r < rows);
-    }
-    load_tile(sm, a.kv, u.kv_begin, kv_end, pl);
+    /* The (logical) token end each of this thread's score rows may see; rows past `rows` see none. */
+    int end[RB][2];
+    const int kv_len = a.kv_indptr[b + 1] - a.kv_indptr[b];
+#pragma unroll
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            int r = wg * NH + 8 * j + 2 * t + e, row = u.row_begin + r;
+            int seen = a.causal ? kv_len - (a.q_len - 1 - row / a.heads) : kv_len;
+            end[j][e] = r < rows ? min(a.kv_indptr[b] + seen, kv_end) : 0;
+        }
 
     const float mult = *a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
-    float m[2] = { -INFINITY, -INFINITY }, l[2] = { 0.0f, 0.0f };
-    float o[32][4];
+    float m[RB][2], l[RB][2];
 #pragma unroll
-    for (int n = 0; n < 32; n++) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+    for (int j = 0; j < RB; j++) m[j][0] = m[j][1] = -INFINITY, l[j][0] = l[j][1] = 0.0f;
+    float o[4][N / 2];
+#pragma unroll
+    for (int mb = 0; mb < 4; mb++)
+#pragma unroll
+        for (int i = 0; i < N / 2; i++) o[mb][i] = 0.0f;
 
-    for (int t0 = u.kv_begin; t0 < kv_end; t0 += S9_TILE) {
-        cp_wait_all();
-        pair_sync(pair);
-        transpose_v(sm, pl);
-        float s[4][4];
-        scores(sm, lane, s);
-        pair_sync(pair);   /* V^T complete; the raw tile is free for the next load */
-        if (t0 + S9_TILE < kv_end) load_tile(sm, a.kv, t0 + S9_TILE, kv_end, pl);
+    const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO);
+    const uint32_t vt_addr = w9_smem_addr(sm.vt) + w9_off(256 * wg, 0, S9_HSBO), p_addr = w9_smem_addr(sm.p);
 
-        /* Online softmax in base 2; each row's 32 scores live in the 4 threads of a quad. */
-        float mx[2] = { m[0], m[1] };
+    for (int it = 0; it < ntiles; it++) {
+        const int t0 = u.kv_begin + it * S9_TILE;
+        const uint32_t st = kv0 + (it % S9_STAGES) * S9_TILE_BYTES;
+        w9_wait<0>();              /* the previous tile's P V no longer reads V^T and P^T */
+        cp_wait<S9_STAGES - 2>();  /* this tile (and Q) landed: own copies... */
+        w9_fence_proxy();
+        __syncthreads();           /* ...and everyone's */
+        if (it + S9_STAGES - 1 < ntiles)
+            load_tile(kv0 + ((it + S9_STAGES - 1) % S9_STAGES) * S9_TILE_BYTES, a, b, t0 + (S9_STAGES - 1) * S9_TILE, kv_end);
+        cp_commit();
+
+        float s[NH / 2];
+        w9_fence();
 #pragma unroll
-        for (int j = 0; j < 4; j++)
+        for (int k = 0; k < MB_DK / 32; k++)
+            w9_fp8<NH>::mma(s, w9_desc(st + w9_off(0, 32 * k, S9_KSBO), S9_KSBO),
+                            w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), k > 0);
+        w9_commit();
+        transpose_v(sm.vt, st);
+        w9_wait<0>();
+
+        /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2 of this warpgroup. */
+        float mx[RB][2];
 #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                int h = e / 2, tok = t0 + pi_token(j, 2 * t + (e % 2));
-                s[j][e] = tok < end[h] ? s[j][e] * mult : -INFINITY;
-                mx[h] = fmaxf(mx[h], s[j][e]);
+        for (int j = 0; j < RB; j++)
+#pragma unroll
+            for (int c = 0; c < 2; c++) {
+                int tok = t0 + 16 * warp + g;
+                s[4 * j + c] = tok < end[j][c] ? s[4 * j + c] * mult : -INFINITY;
+                s[4 * j + 2 + c] = tok + 8 < end[j][c] ? s[4 * j + 2 + c] * mult : -INFINITY;
+                float v = fmaxf(s[4 * j + c], s[4 * j + 2 + c]);
+                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
+                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 8));
+                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 16));
+                mx[j][c] = v;
+                if (g == 0) sm.red[wg][warp][8 * j + 2 * t + c] = v;
             }
-        float alpha[2], sum[2] = { 0.0f, 0.0f };
+        wg_sync(wg);
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-            mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-            /* A row that has seen no token yet keeps m = -inf: exp2(-inf - -inf) would be NaN. */
-            alpha[h] = mx[h] == -INFINITY ? 1.0f : exp2f(m[h] - mx[h]);
-            m[h] = mx[h];
-        }
+        for (int j = 0; j < RB; j++)
 #pragma unroll
-        for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                int h = e / 2;
-                s[j][e] = m[h] == -INFINITY ? 0.0f : exp2f(s[j][e] - m[h]);
-                sum[h] += s[j][e];
+            for (int c = 0; c < 2; c++) {
+                int r = 8 * j + 2 * t + c;
+                float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
+                mn = fmaxf(mn, m[j][c]);
+                /* A row that has seen no token yet keeps m = -inf: exp2(-inf - -inf) would be NaN. */
+                float alpha = mn == -INFINITY ? 1.0f : exp2f(m[j][c] - mn);
+                float p0 = mn == -INFINITY ? 0.0f : exp2f(s[4 * j + c] - mn);
+                float p1 = mn == -INFINITY ? 0.0f : exp2f(s[4 * j + 2 + c] - mn);
+                m[j][c] = mn;
+                l[j][c] = l[j][c] * alpha + p0 + p1;    /* this thread's two tokens; summed at the end */
+                (void)mx;
+                int tok = 16 * warp + g, prow = wg * NH + r;
+                *(__half *)&sm.p[w9_off(prow, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
+                *(__half *)&sm.p[w9_off(prow, 2 * (tok + 8), S9_HSBO)] = __float2half_rn(p1);
+                if (warp == 0 && g == 0) sm.alpha[prow] = alpha;
             }
+        w9_fence_proxy();
+        __syncthreads();           /* P^T, V^T and every row's alpha are complete */
+
+        /* o[mb][4j + e]: value dim 256 wg + 64 mb + 16 warp + g + 8 (e / 2), row 8j + 2t + e % 2. */
 #pragma unroll
-        for (int h = 0; h < 2; h++) l[h] = l[h] * alpha[h] + sum[h];   /* quad-partial; reduced at the end */
+        for (int j = 0; j < N / 8; j++) {
+            float a0 = sm.alpha[8 * j + 2 * t], a1 = sm.alpha[8 * j + 2 * t + 1];
 #pragma unroll
-        for (int n = 0; n < 32; n++) {
-            o[n][0] *= alpha[0]; o[n][1] *= alpha[0]; o[n][2] *= alpha[1]; o[n][3] *= alpha[1];
-        }
-        /* O += P V: P's A fragments come straight from the score accumulators. */
-#pragma unroll
-        for (int kb = 0; kb < 2; kb++) {
-            uint32_t a0 = pack_h2(s[2 * kb][0], s[2 * kb][1]), a1 = pack_h2(s[2 * kb][2], s[2 * kb][3]);
-            uint32_t a2 = pack_h2(s[2 * kb + 1][0], s[2 * kb + 1][1]), a3 = pack_h2(s[2 * kb + 1][2], s[2 * kb + 1][3]);
-#pragma unroll
-            for (int n = 0; n < 32; n++) {
-                int d = (half * 32 + n) * 8 + g;
-                uint32_t v = *(const uint32_t *)&sm.vt[d * S9_VS + 16 * kb + 4 * t];
-                mma(o[n], a0, a1, a2, a3, h2(v & 0xffff), h2(v >> 16));
+            for (int mb = 0; mb < 4; mb++) {
+                o[mb][4 * j] *= a0; o[mb][4 * j + 1] *= a1; o[mb][4 * j + 2] *= a0; o[mb][4 * j + 3] *= a1;
             }
         }
+        w9_fence();
+#pragma unroll
+        for (int mb = 0; mb < 4; mb++)
+#pragma unroll
+            for (int k = 0; k < S9_TILE / 16; k++)
+                w9_f16<N>::mma(o[mb], w9_desc(vt_addr + w9_off(64 * mb, 32 * k, S9_HSBO), S9_HSBO),
+                               w9_desc(p_addr + w9_off(0, 32 * k, S9_HSBO), S9_HSBO), 1);
+        w9_commit();
     }
-    cp_wait_all();   /* a unit with no tile still issued its loads */
+    w9_wait<0>();
+    cp_wait<0>();                  /* a unit with fewer tiles than stages still issued (empty) groups */
 
+    /* Row sums: over the 8 lanes of a column, then over the 4 warps. */
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
-        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
-    }
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
+            float v = l[j][c];
+            v += __shfl_xor_sync(0xffffffffu, v, 4);
+            v += __shfl_xor_sync(0xffffffffu, v, 8);
+            v += __shfl_xor_sync(0xffffffffu, v, 16);
+            if (g == 0) sm.red[wg][warp][8 * j + 2 * t + c] = v;
+        }
+    wg_sync(wg);
+    if (warp == 0 && g == 0)
+#pragma unroll
+        for (int j = 0; j < RB; j++)
+#pragma unroll
+            for (int c = 0; c < 2; c++) {
+                int r = 8 * j + 2 * t + c;
+                sm.row_l[wg * NH + r] = sm.red[wg][0][r] + sm.red[wg][1][r] + sm.red[wg][2][r] + sm.red[wg][3][r];
+                sm.row_m[wg * NH + r] = m[j][c];
+            }
+    __syncthreads();
+
     /* The V scale is applied once, to the normalised output. */
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-        int r = g + 8 * h;
-        if (r >= rows) continue;
-        float inv = l[h] > 0.0f ? scale_kv / l[h] : 0.0f;
-        if (u.partial < 0) {
-            uint16_t *out = a.out + (qrow0 + r) * MB_DV;
+    for (int j = 0; j < N / 8; j++)
 #pragma unroll
-            for (int n = 0; n < 32; n++) {
-                int d = (half * 32 + n) * 8 + 2 * t;
-                *(uint32_t *)(out + d) = (uint32_t)mb_f32_to_bf16(o[n][2 * h] * inv) |
-                                         ((uint32_t)mb_f32_to_bf16(o[n][2 * h + 1] * inv) << 16);
-            }
-        } else {
-            int64_t prow = (int64_t)u.partial * a.rows_per_unit + r;
+        for (int c = 0; c < 2; c++) {
+            int r = 8 * j + 2 * t + c;
+            if (r >= rows) continue;
+            float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv / lr : 0.0f;
 #pragma unroll
-            for (int n = 0; n < 32; n++) {
-                int d = (half * 32 + n) * 8 + 2 * t;
-                *(float2 *)(a.partial_o + prow * MB_DV + d) = make_float2(o[n][2 * h] * inv, o[n][2 * h + 1] * inv);
-            }
-            if (half == 0 && t == 0) a.partial_lse[prow] = l[h] > 0.0f ? m[h] + log2f(l[h]) : -INFINITY;
+            for (int mb = 0; mb < 4; mb++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    int d = 256 * wg + 64 * mb + 16 * warp + g + 8 * h;
+                    float v = o[mb][4 * j + 2 * h + c] * inv;
+                    if (u.partial < 0) a.out[(qrow0 + r) * MB_DV + d] = mb_f32_to_bf16(v);
+                    else a.partial_o[((int64_t)u.partial * a.rows_per_unit + r) * MB_DV + d] = v;
+                }
+            if (u.partial >= 0 && wg == 0 && warp == 0 && g == 0)
+                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + r] = lr > 0.0f ? sm.row_m[r] + log2f(lr) : -INFINITY;
         }
-    }
-    pair_sync(pair);   /* Q and the tile buffers are reused by the next unit */
+    __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
 }
 
+template <int N>
 __global__ void __launch_bounds__(S9_THREADS, 1) decode_sm90_kernel(mb_decode_args_t a)
 {
-    extern __shared__ __align__(16) uint8_t smem[];
-    const int pair = threadIdx.x / 64, pl = threadIdx.x % 64;
-    const int worker = blockIdx.x * S9_PAIRS + pair;
-    if (worker >= a.num_ctas) return;
-    s9_pair &sm = ((s9_pair *)smem)[pair];
+#if W9_ENABLED
+    extern __shared__ __align__(128) uint8_t smem[];
+    s9_smem<N> &sm = *(s9_smem<N> *)smem;
     float scale_kv = a.fault == MB_FAULT_WRONG_SCALE ? 1.0f : *a.kv_scale;
-    for (int w = a.work_indptr[worker]; w < a.work_indptr[worker + 1]; w++) unit_run(sm, a, a.work[w], scale_kv, pair, pl);
+    for (int w = a.work_indptr[blockIdx.x]; w < a.work_indptr[blockIdx.x + 1]; w++) unit_run<N>(sm, a, a.work[w], scale_kv);
+#endif
+}
+
+template <int N> static hipError_t s9_setup(void)
+{
+    return hipFuncSetAttribute((const void *)decode_sm90_kernel<N>, hipFuncAttributeMaxDynamicSharedMemorySize,
+                               (int)sizeof(s9_smem<N>));
 }
 
 extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
@@ -251,29 +317,30 @@ extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
     hipError_t e;
     *workers_per_sm = 0;
     if ((e = hipGetDevice(&dev)) != hipSuccess || (e = hipGetDeviceProperties(&prop, dev)) != hipSuccess) return e;
-    if (prop.major != 9) return hipSuccess;   /* built and tuned for Hopper only */
-    size_t bytes = sizeof(s9_pair) * S9_PAIRS;
-    if ((e = hipFuncSetAttribute((const void *)decode_sm90_kernel, hipFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)bytes)) != hipSuccess)
+    if (prop.major != 9) return hipSuccess;   /* sm_90a code: Hopper only */
+    if ((e = s9_setup<16>()) != hipSuccess || (e = s9_setup<32>()) != hipSuccess || (e = s9_setup<64>()) != hipSuccess)
         return e;
-    if ((e = hipOccupancyMaxActiveBlocksPerMultiprocessor(&occ, decode_sm90_kernel, S9_THREADS, bytes)) != hipSuccess)
+    if ((e = hipOccupancyMaxActiveBlocksPerMultiprocessor(&occ, decode_sm90_kernel<64>, S9_THREADS,
+                                                          sizeof(s9_smem<64>))) != hipSuccess)
         return e;
-    *workers_per_sm = occ * S9_PAIRS;
+    *workers_per_sm = occ;
     return hipSuccess;
 }
 
 extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream_t s)
 {
-    /* bf16 Q (q_quant "none") has no path here: its f16 copy would not fit beside the tiles. */
-    if (a->rows_per_unit != S9_ROWS || a->num_ctas < 1 || a->q_bf16) return hipErrorInvalidValue;
-    int blocks = (a->num_ctas + S9_PAIRS - 1) / S9_PAIRS;
-    decode_sm90_kernel<<<blocks, S9_THREADS, sizeof(s9_pair) * S9_PAIRS, s>>>(*a);
+    /* bf16 Q against fp8 KV (q_quant "none") is the portable kernel's. */
+    if (a->rows_per_unit != S9_MAX_ROWS || a->num_ctas < 1 || a->q_bf16) return hipErrorInvalidValue;
+    int rows = a->heads * a->q_len;
+    if (rows <= 16) decode_sm90_kernel<16><<<a->num_ctas, S9_THREADS, sizeof(s9_smem<16>), s>>>(*a);
+    else if (rows <= 32) decode_sm90_kernel<32><<<a->num_ctas, S9_THREADS, sizeof(s9_smem<32>), s>>>(*a);
+    else decode_sm90_kernel<64><<<a->num_ctas, S9_THREADS, sizeof(s9_smem<64>), s>>>(*a);
     return MB_LAUNCH_RESULT();
 }
 
 extern "C" mb_kernel_info_t mb_sm90_info(void)
 {
-    mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_ROWS, S9_TILE, 0 };
+    mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1 };
     return k;
 }
 #endif

@@ -35,6 +35,7 @@ typedef struct mb_pages {
 typedef struct mb_decode_args {
     const uint8_t *q;            /* fp8 [total_q][heads][576] */
     const uint16_t *q_bf16;      /* non-NULL: q_quant "none", Q read as bf16 from here (q unused) */
+    const uint16_t *q_src_cast;  /* non-NULL: the decode does the cast-free cast of this bf16 Q itself (q unused) */
     const uint8_t *kv;           /* fp8 [total_kv][576] */
     const float *kv_scale;       /* device scalar: per-tensor KV dequantisation scale */
     const float *q_scale;        /* device scalar: 1 on the cast-free path, amax / fp8_max for "amax" */
@@ -76,6 +77,7 @@ typedef struct mb_kernel_info {
     int rows_per_unit;           /* most query rows (q_index x head) one unit holds */
     int kv_granularity;          /* split boundaries fall on multiples of this many tokens */
     int fp8_fnuz;                /* which fp8 flavour this build's kernels read and write */
+    int fuses_q_cast;            /* the decode casts bf16 Q itself (q_src_cast): no separate cast launch */
 } mb_kernel_info_t;
 
 mb_kernel_info_t mb_portable_info(void);
@@ -83,8 +85,8 @@ mb_kernel_info_t mb_portable_info(void);
 hipError_t mb_portable_occupancy(int *ctas_per_sm);
 
 #if MB_HAVE_SM90
-/* Tensor-core decode for Hopper (mma.sync, f16 operands exact for fp8). A "CTA" of the plan is one pair
- * of warps: *workers_per_sm such workers fit on an SM; 0 when this GPU is not Hopper. */
+/* Tensor-core decode for Hopper (wgmma; sm_90a code). A plan worker is one CTA: *workers_per_sm of them
+ * fit on an SM; 0 when this GPU is not Hopper. */
 mb_kernel_info_t mb_sm90_info(void);
 hipError_t mb_sm90_prepare(int *workers_per_sm);
 hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream_t s);

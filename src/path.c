@@ -204,6 +204,8 @@ int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_
     return 0;
 }
 
+int mb_ws_fused_cast(const mb_ws_t *ws) { return ws->c->q_quant == MB_Q_CAST && ws->kinfo.fuses_q_cast; }
+
 int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen)
 {
     const mb_plan_t *p = &pe->plan;
@@ -219,7 +221,8 @@ int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen)
     }
     if (ws->gexec) { (void)hipGraphExecDestroy(ws->gexec); ws->gexec = NULL; }
     ws->pe = pe;
-    mb_decode_args_t d = { ws->q_fp8, c->q_quant == MB_Q_NONE ? ws->q_bf16 : NULL, ws->kv_fp8, ws->kv_scale,
+    mb_decode_args_t d = { ws->q_fp8, c->q_quant == MB_Q_NONE ? ws->q_bf16 : NULL,
+                           mb_ws_fused_cast(ws) ? ws->q_bf16 : NULL, ws->kv_fp8, ws->kv_scale,
                            ws->q_scale, (float)(1.0 / sqrt((double)MB_DK)),
                            pe->d_qo, pe->d_kv, ws->pages, pe->d_work, pe->d_work_indptr, p->num_ctas,
                            c->heads, c->q_len, c->causal, ws->kinfo.rows_per_unit,
@@ -269,8 +272,8 @@ fail:
 static int quantise_q(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
 {
     switch (ws->c->q_quant) {
-    case MB_Q_CAST:
-        GPU_CHECK(mb_launch_qcast(ws->q_bf16, ws->q_fp8, ws->n_q, s));
+    case MB_Q_CAST:   /* a kernel that fuses the cast reads the bf16 Q itself */
+        if (!mb_ws_fused_cast(ws)) GPU_CHECK(mb_launch_qcast(ws->q_bf16, ws->q_fp8, ws->n_q, s));
         break;
     case MB_Q_AMAX:   /* the reference recipe, as separate passes: reduce, then a scaled cast */
         GPU_CHECK(hipMemsetAsync(ws->q_amax, 0, 4, s));

@@ -59,6 +59,9 @@ double mb_ws_bytes(const mb_case_t *c, const mb_plan_t *plan, const mb_kernel_in
 /* Allocates and generates the case's inputs (seeded) and quantises the KV cache. 0 or 4. */
 int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_gpu_t *g, int fault,
                  char *err, size_t errlen);
+/* Whether the call's decode does the cast-free Q cast itself (then ws->q_fp8 is written only by the
+ * check, for the reference). */
+int mb_ws_fused_cast(const mb_ws_t *ws);
 /* Points the call at an uploaded plan, growing the partial buffers if it needs more; a captured graph
  * of the previous plan is dropped. 0 or 4. */
 int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen);

@@ -31,6 +31,10 @@ kernels="portable"
 "$BIN" run --quiet --kernel sm90 --out "$TMP/probe" "$HERE/../../tests/data/one-case.json" >/dev/null 2>&1
 [ $? -ne 2 ] && kernels="sm90 portable"
 echo "kernels under test: $kernels"
+# The sm90 kernel's tensor-core layouts on their own first: a wrong descriptor shows up here plainly.
+if [[ $kernels == *sm90* ]]; then
+    "$(dirname "$BIN")/sm90-layout-test"; result "sm90 wgmma layouts match host GEMMs" $? "see the products above"
+fi
 for k in $kernels; do
     run_expect "correctness-$k" 0 --kernel "$k" --out "$TMP/c-$k" "$HERE/correctness.json"
     csv="$TMP/c-$k/correctness.csv"

@@ -1,0 +1,184 @@
+/* Proves the sm90 kernel's tensor-core building blocks in isolation: the K-major operand layout
+ * (w9_off), the shared-memory descriptors (w9_desc) and every wgmma shape the kernel issues, each
+ * against a plain host GEMM of the same fp8 / f16 inputs. A layout or descriptor bug shows up here
+ * as a wrong product, before it can hide inside the decode kernel's softmax. Needs a Hopper GPU.
+ * Exit 0 when every product matches, 1 when one does not, 4 on a GPU error. */
+#include <cuda_fp16.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "../../kernels/common.h"
+#include "../../kernels/sm90_wgmma.h"
+
+#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(4); } } while (0)
+
+/* fp8: D (64 x N) = A (64 x 576) B^T (N x 576), 18 k-steps of 32 bytes; row-group stride 4608 as in
+ * the decode kernel's KV and Q tiles. Every G k-steps the tensor-core sum is added into fp32
+ * registers ("promotion"): Hopper's fp8 wgmma keeps only ~14 bits while it accumulates. */
+template <int N, int G = 18>
+__global__ void fp8_gemm(const uint8_t *a, const uint8_t *b, float *out)
+{
+#if W9_ENABLED
+    const int SBO = 36 * W9_LBO;
+    __shared__ __align__(128) uint8_t sa[8 * SBO], sb[(N / 8) * SBO];
+    for (int i = threadIdx.x; i < 64 * 36; i += 128) {
+        int r = i / 36, c = i % 36;
+        *(uint4 *)&sa[w9_off(r, 16 * c, SBO)] = *(const uint4 *)&a[r * 576 + 16 * c];
+    }
+    for (int i = threadIdx.x; i < N * 36; i += 128) {
+        int r = i / 36, c = i % 36;
+        *(uint4 *)&sb[w9_off(r, 16 * c, SBO)] = *(const uint4 *)&b[r * 576 + 16 * c];
+    }
+    w9_fence_proxy();
+    __syncthreads();
+    float d[N / 2], acc[N / 2];
+    for (int i = 0; i < N / 2; i++) d[i] = 0.0f;
+#pragma unroll
+    for (int k0 = 0; k0 < 18; k0 += G) {
+        w9_fence();
+#pragma unroll
+        for (int k = k0; k < k0 + G; k++)
+            w9_fp8<N>::mma(acc, w9_desc(w9_smem_addr(sa) + w9_off(0, 32 * k, SBO), SBO),
+                           w9_desc(w9_smem_addr(sb) + w9_off(0, 32 * k, SBO), SBO), k > k0);
+        w9_commit();
+        w9_wait<0>();
+#pragma unroll
+        for (int i = 0; i < N / 2; i++) d[i] += acc[i];
+    }
+    int w = threadIdx.x / 32, g = (threadIdx.x % 32) / 4, t = threadIdx.x % 4;
+#pragma unroll
+    for (int j = 0; j < N / 8; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) out[(16 * w + g + 8 * (e / 2)) * N + 8 * j + 2 * t + e % 2] = d[4 * j + e];
+#endif
+}
+
+/* f16: D (64 x N) = A (64 x 64) B^T (N x 64), 4 k-steps of 16 elements; A's row-group stride padded
+ * to 1040 bytes as the kernel pads V^T. */
+template <int N>
+__global__ void f16_gemm(const __half *a, const __half *b, float *out)
+{
+#if W9_ENABLED
+    const int SA = 1040, SB = 1024;
+    __shared__ __align__(128) uint8_t sa[8 * SA], sb[(N / 8) * SB];
+    for (int i = threadIdx.x; i < 64 * 8; i += 128) {
+        int r = i / 8, c = i % 8;
+        *(uint4 *)&sa[w9_off(r, 16 * c, SA)] = *(const uint4 *)&a[r * 64 + 8 * c];
+    }
+    for (int i = threadIdx.x; i < N * 8; i += 128) {
+        int r = i / 8, c = i % 8;
+        *(uint4 *)&sb[w9_off(r, 16 * c, SB)] = *(const uint4 *)&b[r * 64 + 8 * c];
+    }
+    w9_fence_proxy();
+    __syncthreads();
+    float d[N / 2];
+    for (int i = 0; i < N / 2; i++) d[i] = 0.0f;
+    w9_fence();
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        w9_f16<N>::mma(d, w9_desc(w9_smem_addr(sa) + w9_off(0, 32 * k, SA), SA),
+                       w9_desc(w9_smem_addr(sb) + w9_off(0, 32 * k, SB), SB), k > 0);
+    w9_commit();
+    w9_wait<0>();
+    int w = threadIdx.x / 32, g = (threadIdx.x % 32) / 4, t = threadIdx.x % 4;
+#pragma unroll
+    for (int j = 0; j < N / 8; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) out[(16 * w + g + 8 * (e / 2)) * N + 8 * j + 2 * t + e % 2] = d[4 * j + e];
+#endif
+}
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return (rng >> 11) * 0x1.0p-53; }
+
+/* Compares a device product with the host's; prints one line; returns 1 on a mismatch. */
+static int compare(const char *name, const float *got, const double *want, int n)
+{
+    double err = 0.0, ref = 0.0;
+    for (int i = 0; i < n; i++) { err = fmax(err, fabs(got[i] - want[i])); ref = fmax(ref, fabs(want[i])); }
+    int bad = !(err <= 1e-5 * ref + 1e-6);
+    printf("%-28s max|err| %.3g (max|ref| %.3g)  %s\n", name, err, ref, bad ? "FAIL" : "ok");
+    return bad;
+}
+
+/* Small integers (-3..3): every product and partial sum is exact even at the tensor core's reduced
+ * accumulation precision, so any difference is a layout or descriptor bug. With `real` set, values
+ * like a decode's (Q ~ N(0,1) codes, K codes spread to +-448) instead, to show the precision. */
+template <int N, int G> static int test_fp8(int real)
+{
+    static uint8_t a[64 * 576], b[N * 576];
+    static float fa[64 * 576], fb[N * 576];
+    for (int i = 0; i < 64 * 576; i++) {
+        float v = real ? (float)((urand() - 0.5) * 700) : (float)(int)(urand() * 7 - 3.5);
+        a[i] = mb_f32_to_fp8(v, 0); fa[i] = mb_fp8_to_f32(a[i], 0);
+    }
+    for (int i = 0; i < N * 576; i++) {
+        float v = real ? (float)((urand() - 0.5) * 3.5) : (float)(int)(urand() * 7 - 3.5);
+        b[i] = mb_f32_to_fp8(v, 0); fb[i] = mb_fp8_to_f32(b[i], 0);
+    }
+    double want[64 * N];
+    for (int r = 0; r < 64; r++)
+        for (int c = 0; c < N; c++) {
+            double s = 0;
+            for (int k = 0; k < 576; k++) s += (double)fa[r * 576 + k] * fb[c * 576 + k];
+            want[r * N + c] = s;
+        }
+    uint8_t *da, *db;
+    float *dout, got[64 * N];
+    CHECK(cudaMalloc(&da, sizeof a)); CHECK(cudaMalloc(&db, sizeof b)); CHECK(cudaMalloc(&dout, sizeof got));
+    CHECK(cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(db, b, sizeof b, cudaMemcpyHostToDevice));
+    fp8_gemm<N, G><<<1, 128>>>(da, db, dout);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(da)); CHECK(cudaFree(db)); CHECK(cudaFree(dout));
+    char name[64];
+    if (!real) {
+        snprintf(name, sizeof name, "fp8 m64n%dk32 x18", N);
+        return compare(name, got, want, 64 * N);
+    }
+    double err = 0, ss = 0;
+    for (int i = 0; i < 64 * N; i++) { err = fmax(err, fabs(got[i] - want[i])); ss += want[i] * want[i]; }
+    printf("precision: fp8 m64n%dk32, fp32 promotion every %2d k-steps: max|err| / rms(ref) = %.2e\n", N, G,
+           err / sqrt(ss / (64 * N)));
+    return 0;
+}
+
+template <int N> static int test_f16(void)
+{
+    __half a[64 * 64], b[N * 64];
+    double want[64 * N];
+    for (int i = 0; i < 64 * 64; i++) a[i] = __float2half((float)(urand() * 2 - 1));
+    for (int i = 0; i < N * 64; i++) b[i] = __float2half((float)urand());
+    for (int r = 0; r < 64; r++)
+        for (int c = 0; c < N; c++) {
+            double s = 0;
+            for (int k = 0; k < 64; k++) s += (double)__half2float(a[r * 64 + k]) * __half2float(b[c * 64 + k]);
+            want[r * N + c] = s;
+        }
+    __half *da, *db;
+    float *dout, got[64 * N];
+    CHECK(cudaMalloc(&da, sizeof a)); CHECK(cudaMalloc(&db, sizeof b)); CHECK(cudaMalloc(&dout, sizeof got));
+    CHECK(cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(db, b, sizeof b, cudaMemcpyHostToDevice));
+    f16_gemm<N><<<1, 128>>>(da, db, dout);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(da)); CHECK(cudaFree(db)); CHECK(cudaFree(dout));
+    char name[64];
+    snprintf(name, sizeof name, "f16 m64n%dk16 x4", N);
+    return compare(name, got, want, 64 * N);
+}
+
+int main(void)
+{
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    if (p.major != 9) { fprintf(stderr, "sm90-layout-test: needs a Hopper GPU (found sm_%d%d)\n", p.major, p.minor); return 4; }
+    int failed = test_fp8<8, 18>(0) + test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) +
+                 test_f16<16>() + test_f16<32>() + test_f16<64>();
+    test_fp8<32, 18>(1); test_fp8<32, 6>(1); test_fp8<32, 3>(1); test_fp8<32, 2>(1); test_fp8<32, 1>(1);
+    printf("%d passed, %d failed\n", 7 - failed, failed);
+    return failed ? 1 : 0;
+}
