@@ -13,14 +13,18 @@
  *    relative error, four times the check's gate. V's fp8 codes are exact in f16; fp8 wgmma takes
  *    only K-major operands, and K = tokens here, so the tile's V part is transposed into V^T (f16)
  *    with ldmatrix.trans while the score wgmma runs.
+ *  - The fp8 wgmma's own accumulator is too coarse for long dot products (see the score loop), so
+ *    every 32-deep step of S is added up in fp32 registers.
  * KV tiles arrive by cp.async three stages deep (paged or flat: each thread resolves one token's row),
  * zero-filled past the end so no stale byte (an fp8 NaN) can reach the P V product. With q_src_cast
  * the kernel also does the cast-free Q cast itself (bf16 -> saturating fp8, scale 1): no extra pass. */
 #include "common.h"
 #include "sm90_wgmma.h"
+#if MB_HAVE_SM90
+#include <cuda_fp16.h>
+#endif
 
 #if MB_HAVE_SM90
-#include <cuda_fp8.h>
 
 #define S9_THREADS 256
 #define S9_MAX_ROWS 64
@@ -34,9 +38,11 @@
 
 template <int N> struct s9_smem {
     uint8_t kv[S9_STAGES][S9_TILE_BYTES];
-    uint8_t vt[MB_DV / 8 * S9_HSBO];
+    union {                     /* bf16 Q of the fused cast, staged before the unit's first tile */
+        struct { uint8_t vt[MB_DV / 8 * S9_HSBO]; uint8_t p[N / 8 * S9_HSBO]; };
+        uint8_t staging[N * MB_DK * 2];
+    };
     uint8_t q[N / 8 * S9_KSBO];
-    uint8_t p[N / 8 * S9_HSBO];
     float red[2][4][N / 2];     /* per-warp row maxima (and, at the end, row sums) */
     float alpha[N];             /* this tile's rescale factor of each row */
     float row_m[N], row_l[N];   /* each row's final max and sum */
@@ -50,11 +56,13 @@ __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_grou
 template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 __device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); }
 
-__device__ __forceinline__ uint32_t f16x2_from_e4m3x2(uint32_t two)
-{
-    __half2_raw h = __nv_cvt_fp8x2_to_halfraw2((__nv_fp8x2_storage_t)two, __NV_E4M3);
-    return (uint32_t)h.x | ((uint32_t)h.y << 16);
-}
+/* Four e4m3 codes [b0 b1 b2 b3] -> f16x2 [b0 b2] and [b1 b3], each value times 2^-8, exactly: the 7
+ * magnitude bits moved to f16 bit 7 make an f16 of the same value over 2^8 (subnormals included, as
+ * f16 subnormals), the sign goes to bit 15. Five integer operations instead of two cvt per four codes
+ * on the slower conversion pipe; the 2^8 is folded into the output's normalisation. */
+__device__ __forceinline__ uint32_t f16x2_even(uint32_t v) { return ((v << 7) & 0x3f803f80u) | ((v << 8) & 0x80008000u); }
+__device__ __forceinline__ uint32_t f16x2_odd(uint32_t v) { return ((v >> 1) & 0x3f803f80u) | (v & 0x80008000u); }
+#define S9_V_UNSCALE 256.0f
 
 /* Tile [t0, t0 + 64) of the unit into stage `st`: thread i loads token i / 4, 16-byte chunks
  * i % 4 + 4k, so a warp writes 8 consecutive rows x 4 chunks (512 contiguous bytes) and one page
@@ -71,52 +79,61 @@ __device__ __forceinline__ void load_tile(uint32_t st, const mb_decode_args_t &a
     }
 }
 
-/* Q rows of the unit into the K-major tile; rows past `rows` are zero (their outputs are never
- * written). fp8 Q goes by cp.async in the first tile's group; bf16 Q is cast here. */
+/* Q rows of the unit, all by cp.async in the first tile's copy group (one DRAM latency, not one per
+ * piece); rows past `rows` are zero-filled (their outputs are never written). fp8 Q lands in the
+ * K-major tile directly; bf16 Q (the fused cast) lands row-major in `staging` for cast_q. */
 template <int N>
 __device__ void load_q(s9_smem<N> &sm, const mb_decode_args_t &a, int64_t qrow0, int rows)
 {
+    if (a.q_src_cast) {
+        const uint8_t *src = (const uint8_t *)a.q_src_cast;
+        for (int i = threadIdx.x; i < N * (MB_DK * 2 / 16); i += S9_THREADS) {
+            int r = i / (MB_DK * 2 / 16), c = i % (MB_DK * 2 / 16);
+            cp16(w9_smem_addr(sm.staging) + 16 * i, r < rows ? src + ((qrow0 + r) * MB_DK * 2 + 16 * c) : src, r < rows);
+        }
+        return;
+    }
     for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
         int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        uint32_t dst = w9_smem_addr(sm.q) + w9_off(r, 16 * c, S9_KSBO);
-        if (!a.q_src_cast) {
-            cp16(dst, r < rows ? a.q + (qrow0 + r) * MB_DK + 16 * c : a.q, r < rows);
-            continue;
-        }
-        uint32_t w[4] = { 0, 0, 0, 0 };
-        if (r < rows) {
-            const uint4 *src = (const uint4 *)(a.q_src_cast + (qrow0 + r) * MB_DK + 16 * c);
-            uint4 lo = src[0], hi = src[1];
-            uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w };
+        cp16(w9_smem_addr(sm.q) + w9_off(r, 16 * c, S9_KSBO), r < rows ? a.q + (qrow0 + r) * MB_DK + 16 * c : a.q,
+             r < rows);
+    }
+}
+
+/* The cast-free cast, fused: staged bf16 Q -> saturating fp8 (scale 1) in the K-major tile. */
+template <int N>
+__device__ void cast_q(s9_smem<N> &sm)
+{
+    for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
+        int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
+        const uint4 *src = (const uint4 *)&sm.staging[r * MB_DK * 2 + 32 * c];
+        uint4 lo = src[0], hi = src[1];
+        uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w }, w[4] = { 0, 0, 0, 0 };
 #pragma unroll
-            for (int e = 0; e < 16; e++)
-                w[e / 4] |= (uint32_t)mb_f32_to_fp8(mb_bf16_to_f32((uint16_t)(h[e / 2] >> (16 * (e % 2)))), MB_FP8_FNUZ)
-                            << (8 * (e % 4));
-        }
+        for (int e = 0; e < 16; e++)
+            w[e / 4] |= (uint32_t)mb_f32_to_fp8(mb_bf16_to_f32((uint16_t)(h[e / 2] >> (16 * (e % 2)))), MB_FP8_FNUZ)
+                        << (8 * (e % 4));
         *(uint4 *)&sm.q[w9_off(r, 16 * c, S9_KSBO)] = make_uint4(w[0], w[1], w[2], w[3]);
     }
 }
 
-/* V^T (f16) from the tile's first 512 bytes a token. Warp w takes token group w; each ldmatrix.trans
- * reads four 8-token x 16-byte core matrices and hands lane l tokens 2(l%4), 2(l%4)+1 of dim pair
- * l/4 of each; one byte permute splits the pair into per-dim fp8 pairs, one cvt widens each. */
-__device__ __forceinline__ void transpose_v(uint8_t *vt, uint32_t st)
+/* Step `it` (of 8) of V^T (f16, x 2^-8) from the tile's first 512 bytes a token. Warp w takes token
+ * group w; each ldmatrix.trans reads four 8-token x 16-byte core matrices and hands lane l, of each,
+ * the bytes [tok a: d, d+1][tok b: d, d+1] (a = 2(l%4), b = a + 1, d = 2(l/4)): exactly the pairs
+ * [b0 b2], [b1 b3] that f16x2_even / f16x2_odd widen, i.e. dim d and dim d+1 over tokens a, b. */
+__device__ __forceinline__ void transpose_v(uint8_t *vt, uint32_t st, int it)
 {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int tok = 8 * warp + 2 * (lane % 4);
-#pragma unroll 2
-    for (int it = 0; it < MB_DV / 16 / 4; it++) {
-        uint32_t r[4];
-        uint32_t src = st + w9_off(8 * warp + lane % 8, 16 * (4 * it + lane / 8), S9_KSBO);
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(src));
+    uint32_t r[4];
+    uint32_t src = st + w9_off(8 * warp + lane % 8, 16 * (4 * it + lane / 8), S9_KSBO);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(src));
 #pragma unroll
-        for (int m = 0; m < 4; m++) {
-            int d = 16 * (4 * it + m) + 2 * (lane / 4);
-            uint32_t d0 = __byte_perm(r[m], 0, 0x0020), d1 = __byte_perm(r[m], 0, 0x0031);
-            *(uint32_t *)&vt[w9_off(d, 2 * tok, S9_HSBO)] = f16x2_from_e4m3x2(d0);
-            *(uint32_t *)&vt[w9_off(d + 1, 2 * tok, S9_HSBO)] = f16x2_from_e4m3x2(d1);
-        }
+    for (int m = 0; m < 4; m++) {
+        int d = 16 * (4 * it + m) + 2 * (lane / 4);
+        *(uint32_t *)&vt[w9_off(d, 2 * tok, S9_HSBO)] = f16x2_even(r[m]);
+        *(uint32_t *)&vt[w9_off(d + 1, 2 * tok, S9_HSBO)] = f16x2_odd(r[m]);
     }
 }
 
@@ -134,11 +151,16 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
     const int ntiles = kv_end > u.kv_begin ? (kv_end - u.kv_begin + S9_TILE - 1) / S9_TILE : 0;
     const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
 
-    load_q(sm, a, qrow0, rows);
 #pragma unroll
     for (int s = 0; s < S9_STAGES - 1; s++) {
         if (s < ntiles) load_tile(kv0 + s * S9_TILE_BYTES, a, b, u.kv_begin + s * S9_TILE, kv_end);
+        if (s == 0) load_q(sm, a, qrow0, rows);
         cp_commit();
+    }
+    if (a.q_src_cast) {   /* the staging area is V^T and P^T, free until the first tile's P V */
+        cp_wait<S9_STAGES - 2>();
+        __syncthreads();
+        cast_q(sm);
     }
 
     /* The (logical) token end each of this thread's score rows may see; rows past `rows` see none. */
@@ -177,18 +199,25 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
             load_tile(kv0 + ((it + S9_STAGES - 1) % S9_STAGES) * S9_TILE_BYTES, a, b, t0 + (S9_STAGES - 1) * S9_TILE, kv_end);
         cp_commit();
 
-        float s[NH / 2];
-        w9_fence();
+        /* Hopper's fp8 wgmma keeps ~14 bits while it accumulates (max error 2e-3 of the rms over 576
+         * dims, sm90-layout-test); each 32-deep step is therefore summed in fp32 registers (1.5e-4).
+         * The V^T work fills the wait for each step. */
+        float s[NH / 2], acc[NH / 2];
 #pragma unroll
-        for (int k = 0; k < MB_DK / 32; k++)
-            w9_fp8<NH>::mma(s, w9_desc(st + w9_off(0, 32 * k, S9_KSBO), S9_KSBO),
-                            w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), k > 0);
-        w9_commit();
-        transpose_v(sm.vt, st);
-        w9_wait<0>();
+        for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < MB_DK / 32; k++) {
+            w9_fence();
+            w9_fp8<NH>::mma(acc, w9_desc(st + w9_off(0, 32 * k, S9_KSBO), S9_KSBO),
+                            w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
+            w9_commit();
+            if (k % 2 == 0 && k / 2 < MB_DV / 64) transpose_v(sm.vt, st, k / 2);
+            w9_wait<0>();
+#pragma unroll
+            for (int i = 0; i < NH / 2; i++) s[i] += acc[i];
+        }
 
         /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2 of this warpgroup. */
-        float mx[RB][2];
 #pragma unroll
         for (int j = 0; j < RB; j++)
 #pragma unroll
@@ -200,7 +229,6 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
                 v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
                 v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 8));
                 v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 16));
-                mx[j][c] = v;
                 if (g == 0) sm.red[wg][warp][8 * j + 2 * t + c] = v;
             }
         wg_sync(wg);
@@ -217,7 +245,6 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
                 float p1 = mn == -INFINITY ? 0.0f : exp2f(s[4 * j + 2 + c] - mn);
                 m[j][c] = mn;
                 l[j][c] = l[j][c] * alpha + p0 + p1;    /* this thread's two tokens; summed at the end */
-                (void)mx;
                 int tok = 16 * warp + g, prow = wg * NH + r;
                 *(__half *)&sm.p[w9_off(prow, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
                 *(__half *)&sm.p[w9_off(prow, 2 * (tok + 8), S9_HSBO)] = __float2half_rn(p1);
@@ -277,7 +304,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
         for (int c = 0; c < 2; c++) {
             int r = 8 * j + 2 * t + c;
             if (r >= rows) continue;
-            float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv / lr : 0.0f;
+            float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv * S9_V_UNSCALE / lr : 0.0f;
 #pragma unroll
             for (int mb = 0; mb < 4; mb++)
 #pragma unroll
