@@ -100,6 +100,17 @@ __device__ void load_q(s9_smem<N> &sm, const mb_decode_args_t &a, int64_t qrow0,
     }
 }
 
+/* Four bf16 (two words) -> four saturating e4m3 codes in one word, as mb_launch_qcast makes them.
+ * Kept out of line: its 4 x 16 inlined conversions would bloat the kernel's hot code. */
+__device__ __noinline__ uint32_t cast4(uint32_t x, uint32_t y)
+{
+    uint32_t h[2] = { x, y }, w = 0;
+#pragma unroll 1
+    for (int e = 0; e < 4; e++)
+        w |= (uint32_t)mb_f32_to_fp8(mb_bf16_to_f32((uint16_t)(h[e / 2] >> (16 * (e % 2)))), MB_FP8_FNUZ) << (8 * e);
+    return w;
+}
+
 /* The cast-free cast, fused: staged bf16 Q -> saturating fp8 (scale 1) in the K-major tile. */
 template <int N>
 __device__ void cast_q(s9_smem<N> &sm)
@@ -108,11 +119,9 @@ __device__ void cast_q(s9_smem<N> &sm)
         int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
         const uint4 *src = (const uint4 *)&sm.staging[r * MB_DK * 2 + 32 * c];
         uint4 lo = src[0], hi = src[1];
-        uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w }, w[4] = { 0, 0, 0, 0 };
+        uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w }, w[4];
 #pragma unroll
-        for (int e = 0; e < 16; e++)
-            w[e / 4] |= (uint32_t)mb_f32_to_fp8(mb_bf16_to_f32((uint16_t)(h[e / 2] >> (16 * (e % 2)))), MB_FP8_FNUZ)
-                        << (8 * (e % 4));
+        for (int e = 0; e < 4; e++) w[e] = cast4(h[2 * e], h[2 * e + 1]);
         *(uint4 *)&sm.q[w9_off(r, 16 * c, S9_KSBO)] = make_uint4(w[0], w[1], w[2], w[3]);
     }
 }
@@ -205,16 +214,21 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
         float s[NH / 2], acc[NH / 2];
 #pragma unroll
         for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
+        /* Rolled, two steps a trip: the whole loop body must stay small enough for the instruction
+         * cache (a fully unrolled v4 kernel was 140 KB and stalled on instruction fetch). */
+#pragma unroll 1
+        for (int k = 0; k < MB_DK / 32; k += 2) {
 #pragma unroll
-        for (int k = 0; k < MB_DK / 32; k++) {
-            w9_fence();
-            w9_fp8<NH>::mma(acc, w9_desc(st + w9_off(0, 32 * k, S9_KSBO), S9_KSBO),
-                            w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
-            w9_commit();
-            if (k % 2 == 0 && k / 2 < MB_DV / 64) transpose_v(sm.vt, st, k / 2);
-            w9_wait<0>();
+            for (int h = 0; h < 2; h++) {
+                w9_fence();
+                w9_fp8<NH>::mma(acc, w9_desc(st + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO),
+                                w9_desc(q_addr + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO), 0);
+                w9_commit();
+                if (h == 0 && k / 2 < MB_DV / 64) transpose_v(sm.vt, st, k / 2);
+                w9_wait<0>();
 #pragma unroll
-            for (int i = 0; i < NH / 2; i++) s[i] += acc[i];
+                for (int i = 0; i < NH / 2; i++) s[i] += acc[i];
+            }
         }
 
         /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2 of this warpgroup. */
@@ -297,26 +311,42 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
             }
     __syncthreads();
 
-    /* The V scale is applied once, to the normalised output. */
+    /* The V scale is applied once, to the normalised output. The accumulator layout scatters a row
+     * over 32 lanes, so the rows go through shared memory (the stages are idle now) and leave in
+     * coalesced 16-byte pieces. Row stride 516 floats: the 4 rows of one store hit different banks. */
+    constexpr int OS = MB_DV + 4;
+    float *ob = (float *)&sm;
 #pragma unroll
     for (int j = 0; j < N / 8; j++)
 #pragma unroll
         for (int c = 0; c < 2; c++) {
             int r = 8 * j + 2 * t + c;
-            if (r >= rows) continue;
             float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv * S9_V_UNSCALE / lr : 0.0f;
 #pragma unroll
             for (int mb = 0; mb < 4; mb++)
 #pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    int d = 256 * wg + 64 * mb + 16 * warp + g + 8 * h;
-                    float v = o[mb][4 * j + 2 * h + c] * inv;
-                    if (u.partial < 0) a.out[(qrow0 + r) * MB_DV + d] = mb_f32_to_bf16(v);
-                    else a.partial_o[((int64_t)u.partial * a.rows_per_unit + r) * MB_DV + d] = v;
-                }
-            if (u.partial >= 0 && wg == 0 && warp == 0 && g == 0)
-                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + r] = lr > 0.0f ? sm.row_m[r] + log2f(lr) : -INFINITY;
+                for (int h = 0; h < 2; h++)
+                    ob[r * OS + 256 * wg + 64 * mb + 16 * warp + g + 8 * h] = o[mb][4 * j + 2 * h + c] * inv;
         }
+    __syncthreads();
+    if (u.partial < 0) {
+        for (int i = threadIdx.x; i < rows * (MB_DV / 8); i += S9_THREADS) {
+            int r = i / (MB_DV / 8), d = 8 * (i % (MB_DV / 8));
+            const float *x = &ob[r * OS + d];
+            uint32_t w[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++) w[e] = (uint32_t)mb_f32_to_bf16(x[2 * e]) | ((uint32_t)mb_f32_to_bf16(x[2 * e + 1]) << 16);
+            *(uint4 *)&a.out[(qrow0 + r) * MB_DV + d] = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+    } else {
+        int64_t slot = (int64_t)u.partial * a.rows_per_unit;
+        for (int i = threadIdx.x; i < rows * (MB_DV / 4); i += S9_THREADS) {
+            int r = i / (MB_DV / 4), d = 4 * (i % (MB_DV / 4));
+            *(float4 *)&a.partial_o[(slot + r) * MB_DV + d] = *(const float4 *)&ob[r * OS + d];
+        }
+        for (int r = threadIdx.x; r < rows; r += S9_THREADS)
+            a.partial_lse[slot + r] = sm.row_l[r] > 0.0f ? sm.row_m[r] + log2f(sm.row_l[r]) : -INFINITY;
+    }
     __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
 }
 
