@@ -25,7 +25,7 @@ __device__ __forceinline__ float mb_fp8_fast(uint32_t x)
 __device__ __forceinline__ int64_t mb_kv_row(const mb_pages_t &p, const int32_t *kv_indptr, int b, int64_t t)
 {
     if (!p.table) return t;
-    int64_t j = t - kv_indptr[b];
+    int j = (int)(t - kv_indptr[b]);   /* a batch's tokens, pages and page numbers fit in int32 (config checks) */
     return (int64_t)p.table[p.page_indptr[b] + j / p.page_size] * p.page_size + j % p.page_size;
 }
 
