@@ -14,7 +14,7 @@
  *    only K-major operands, and K = tokens here, so the tile's V part is transposed into V^T (f16)
  *    with ldmatrix.trans while the score wgmma runs.
  *  - The fp8 wgmma's own accumulator is too coarse for long dot products (see the score loop), so
- *    every 64 dims of S are added up in fp32 registers.
+ *    every 32 dims of S are added up in fp32 registers.
  * KV tiles arrive by cp.async three stages deep (paged or flat: each thread resolves one token's row),
  * zero-filled past the end so no stale byte (an fp8 NaN) can reach the P V product. With q_src_cast
  * the kernel also does the cast-free Q cast itself (bf16 -> saturating fp8, scale 1): no extra pass. */
@@ -210,24 +210,29 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
         cp_commit();
 
         /* Hopper's fp8 wgmma keeps ~14 bits while it accumulates: over all 576 dims its error reaches
-         * 2.1e-3 of the rms (sm90-layout-test), which cost 3.8e-2 on the check's worst case. Every
-         * 64-deep pair of steps is therefore summed in fp32 registers (2.5e-4; one step, 1.5e-4, made
-         * the kernel 10 % slower for little more). The V^T work fills the wait for each pair. */
-        float s[NH / 2], acc[NH / 2];
+         * 2.1e-3 of the rms (sm90-layout-test), which cost 3.8e-2 on the check's worst case; one
+         * accumulator over two 32-deep steps still cost 5.6e-3. So every step starts from zero and is
+         * summed in fp32 registers (2.4e-3 there, the bf16 output's own rounding being 1.9e-3). KB
+         * steps share one wait, each in its own accumulator; 64-row units have no registers to spare.
+         * The V^T work fills the waits. */
+        constexpr int KB = N < 64 ? 2 : 1;
+        float s[NH / 2], acc[KB][NH / 2];
 #pragma unroll
         for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
 #pragma unroll
-        for (int k = 0; k < MB_DK / 32; k += 2) {
+        for (int k = 0; k < MB_DK / 32; k += KB) {
             w9_fence();
 #pragma unroll
-            for (int h = 0; h < 2; h++)
-                w9_fp8<NH>::mma(acc, w9_desc(st + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO),
-                                w9_desc(q_addr + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO), h);
+            for (int h = 0; h < KB; h++)
+                w9_fp8<NH>::mma(acc[h], w9_desc(st + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO),
+                                w9_desc(q_addr + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO), 0);
             w9_commit();
-            if (k / 2 < MB_DV / 64) transpose_v(sm.vt, st, k / 2);
+            if (k % 2 == 0 && k / 2 < MB_DV / 64) transpose_v(sm.vt, st, k / 2);
             w9_wait<0>();
 #pragma unroll
-            for (int i = 0; i < NH / 2; i++) s[i] += acc[i];
+            for (int h = 0; h < KB; h++)
+#pragma unroll
+                for (int i = 0; i < NH / 2; i++) s[i] += acc[h][i];
         }
 
         /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2 of this warpgroup. */
