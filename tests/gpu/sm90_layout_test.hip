@@ -1,9 +1,11 @@
 /* Proves the sm90 kernel's tensor-core building blocks in isolation: the K-major operand layout
  * (w9_off), the shared-memory descriptors (w9_desc) and every wgmma shape the kernel issues, each
- * against a plain host GEMM of the same fp8 / f16 inputs. A layout or descriptor bug shows up here
+ * against a plain host GEMM of the same fp8 / f16 inputs; and the hardware fp8 cast of the fused Q
+ * cast against the host's. A layout or descriptor bug shows up here
  * as a wrong product, before it can hide inside the decode kernel's softmax. Needs a Hopper GPU.
  * Exit 0 when every product matches, 1 when one does not, 4 on a GPU error. */
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +89,33 @@ __global__ void f16_gemm(const __half *a, const __half *b, float *out)
 #pragma unroll
         for (int e = 0; e < 4; e++) out[(16 * w + g + 8 * (e / 2)) * N + 8 * j + 2 * t + e % 2] = d[4 * j + e];
 #endif
+}
+
+/* The fused Q cast's hardware conversion against the host's mb_f32_to_fp8, on every bf16 value. */
+__global__ void hw_cast_all(uint8_t *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;   /* bf16 bit pattern */
+    float f = __uint_as_float((uint32_t)i << 16);
+    out[i] = (uint8_t)__nv_cvt_float2_to_fp8x2(make_float2(f, 0.0f), __NV_SATFINITE, __NV_E4M3);
+}
+
+static int test_cast(void)
+{
+    static uint8_t got[65536];
+    uint8_t *d;
+    CHECK(cudaMalloc(&d, sizeof got));
+    hw_cast_all<<<256, 256>>>(d);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(got, d, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d));
+    int bad = 0, nan = 0;
+    for (uint32_t i = 0; i < 65536; i++) {
+        float f = mb_bf16_to_f32((uint16_t)i);
+        if (f != f) { nan++; continue; }   /* Q is never NaN; both make a NaN code, the sign may differ */
+        bad += got[i] != mb_f32_to_fp8(f, 0);
+    }
+    printf("%-28s %d of %d non-NaN bf16 values differ  %s\n", "cvt.rn.satfinite.e4m3x2", bad, 65536 - nan, bad ? "FAIL" : "ok");
+    return bad != 0;
 }
 
 static uint64_t rng = 88172645463325252ull;
@@ -176,9 +205,9 @@ int main(void)
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
     if (p.major != 9) { fprintf(stderr, "sm90-layout-test: needs a Hopper GPU (found sm_%d%d)\n", p.major, p.minor); return 4; }
-    int failed = test_fp8<8, 18>(0) + test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) +
+    int failed = test_cast() + test_fp8<8, 18>(0) + test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) +
                  test_f16<16>() + test_f16<32>() + test_f16<64>();
     test_fp8<32, 18>(1); test_fp8<32, 6>(1); test_fp8<32, 3>(1); test_fp8<32, 2>(1); test_fp8<32, 1>(1);
-    printf("%d passed, %d failed\n", 7 - failed, failed);
+    printf("%d passed, %d failed\n", 8 - failed, failed);
     return failed ? 1 : 0;
 }
