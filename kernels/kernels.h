@@ -78,6 +78,8 @@ typedef struct mb_kernel_info {
     int kv_granularity;          /* split boundaries fall on multiples of this many tokens */
     int fp8_fnuz;                /* which fp8 flavour this build's kernels read and write */
     int fuses_q_cast;            /* the decode casts bf16 Q itself (q_src_cast): no separate cast launch */
+    const char *tuning_id;       /* names the kernel's design in tuning-file keys: a rewrite gets a new id, so
+                                  * splits tuned for an older design are never applied to it */
 } mb_kernel_info_t;
 
 mb_kernel_info_t mb_portable_info(void);

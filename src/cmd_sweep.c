@@ -139,7 +139,7 @@ static int sweep_config(mb_runner_t *r, const mb_config_t *cfg, const sweep_opts
         char path[512];
         if (r->tuning_path) snprintf(path, sizeof path, "%s", r->tuning_path);
         else mb_tuning_default_path(r->env.device, path, sizeof path);
-        wr = mb_sweep_update_tuning(&sw, r->kinfo.name, r->env.device, path, err, sizeof err);
+        wr = mb_sweep_update_tuning(&sw, r->kinfo.tuning_id, r->env.device, path, err, sizeof err);
     }
     if (wr) {
         mb_die(MB_EXIT_GPU, "%s", err);

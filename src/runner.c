@@ -82,7 +82,7 @@ int mb_runner_splits(mb_runner_t *r, const mb_case_t *c, char *how)
         if (mb_tuning_load(path, &r->tuning, err, sizeof err)) { mb_die(MB_EXIT_USAGE, "%s", err); return -1; }
         r->tuning_loaded = 1;
     }
-    mb_tuning_key(c, r->kinfo.name, key, sizeof key);
+    mb_tuning_key(c, r->kinfo.tuning_id, key, sizeof key);
     int best = mb_tuning_best(&r->tuning, key);
     if (best > 0) { *how = 't'; return best; }
     *how = 'a';
