@@ -92,8 +92,8 @@ int mb_runner_splits(mb_runner_t *r, const mb_case_t *c, char *how)
     return 0;
 }
 
-/* The kernel a case runs on: the chosen one, or the portable one for bf16 Q (q_quant "none"), which the
- * sm90 kernel has no room for (its f16 copy would not fit beside the tiles). The table's kernel column
+/* The kernel a case runs on: the chosen one, or the portable one for bf16 Q (q_quant "none"): the sm90
+ * kernel scores with fp8 wgmma only (an f16 Q would not fit beside its tiles). The table's kernel column
  * says which ran. */
 static const mb_kernel_info_t *case_kernel(const mb_runner_t *r, const mb_case_t *c, int *max_ctas)
 {
