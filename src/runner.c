@@ -9,18 +9,6 @@
 #include "runner.h"
 #include "timing.h"
 
-volatile sig_atomic_t mb_interrupted;
-static void on_sigint(int sig) { (void)sig; mb_interrupted = 1; }
-
-void mb_runner_catch_sigint(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESETHAND;   /* a second Ctrl-C kills at once */
-    sigaction(SIGINT, &sa, NULL);
-}
-
 /* auto: the tensor-core kernel where this GPU runs it, else the portable one. The grid is sized from
  * the chosen kernel's occupancy on this GPU. */
 static int select_kernel(mb_runner_t *r)
@@ -217,7 +205,7 @@ int mb_runner_main(mb_runner_t *r, char **paths, int n, mb_per_config_fn per_con
         if (mb_config_load(paths[i], &cfgs[i], err, sizeof err)) rc = mb_die(MB_EXIT_USAGE, "%s", err);
     }
     if (!rc && !(rc = mb_runner_open(r))) {
-        mb_runner_catch_sigint();
+        mb_stop_catch();
         for (int i = 0; i < n && !mb_interrupted; i++) {
             int c = per_config(r, &cfgs[i], opts);
             if (c == MB_EXIT_INTERRUPTED || c > worst) worst = c;

@@ -4,6 +4,7 @@
 #ifndef MB_RUNNER_H
 #define MB_RUNNER_H
 
+#include "stop.h"
 #include <signal.h>
 #include "path.h"
 #include "result.h"
@@ -25,8 +26,6 @@ typedef struct mb_runner {
     int tuning_loaded, tuned_misses;
 } mb_runner_t;
 
-extern volatile sig_atomic_t mb_interrupted;   /* Ctrl-C: finish the sample, then stop */
-void mb_runner_catch_sigint(void);
 
 /* Opens the GPU, picks the kernel, measures copy bandwidth and launch floor. 0 or an exit code (the
  * message already printed). */
