@@ -62,6 +62,12 @@ pid=$!; sleep 8; kill -INT "$pid"; wait "$pid"; rc=$?
 [ "$rc" -eq 130 ] && grep -Eq '"interrupted":[[:space:]]*true' "$TMP/int/mixed-mla.json" && [ "$(wc -l < "$TMP/int/mixed-mla.csv")" -ge 2 ]
 result "Ctrl-C: exit $rc (want 130), finished cases written, marked interrupted" $? "$(tail -n 3 "$TMP/int.log")"
 
+# Stopped by `timeout -s INT`, which signals the run and then its process group (the signal arrives
+# twice): the finished cases must still be written.
+timeout -s INT 8 "$BIN" run --quiet --out "$TMP/to" "$HERE/../../configs/mixed-mla.json" > "$TMP/to.log" 2>&1
+grep -Eq '"interrupted":[[:space:]]*true' "$TMP/to/mixed-mla.json" 2>/dev/null && [ "$(wc -l < "$TMP/to/mixed-mla.csv")" -ge 2 ]
+result "timeout -s INT (signal delivered twice): finished cases written, marked interrupted" $? "$(tail -n 3 "$TMP/to.log")"
+
 # Dumped cases re-checked by an independent implementation (numpy), if numpy is there: flat caches,
 # and paged ones read through their dumped page tables.
 run_expect dump 0 --out "$TMP/d" --dump "$TMP/dump" "$HERE/../../configs/smoke.json"
