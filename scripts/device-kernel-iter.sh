@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One device call per kernel iteration (what the wgmma kernel's steps used, results/NOTES.md): the
+# sm90 layout test, the sm90 correctness sweep and planted bugs, mixed-mla timed, and optionally Nsight
+# Compute on a few shapes (stall reasons, speed of light) and the kernel's SASS. Everything lands in
+# $OUT/iter.tgz (one file: the device tool brings back few). Expects a binary built here and .deps/lib
+# (scripts/bundle-deps.sh).
+#   PROBES="b,q,h,kv ..."   shapes to profile, e.g. PROBES="4,1,32,1024 128,4,16,8192"
+#   CONFIG=...              what to time (default configs/mixed-mla.json)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-device-out}
+W=$OUT/iter
+mkdir -p "$W"
+export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+B=build/mla-bench
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+
+build/sm90-layout-test > "$W/layout.log" 2>&1; echo "layout test: $(tail -1 "$W/layout.log")"
+$B run --quiet --kernel sm90 --out "$W/c" tests/gpu/correctness.json > "$W/correctness.log" 2>&1
+echo "correctness: exit $?; failing: $(awk -F, 'NR > 1 && $NF != "pass"' "$W/c/correctness.csv" | cut -d, -f1 | tr '\n' ' ')"
+for f in drop-token wrong-scale split-shift; do
+    $B run --quiet --kernel sm90 --inject-fault "$f" --out "$W/n-$f" tests/gpu/negative.json > /dev/null 2>&1
+    echo "$f: caught in $(awk -F, 'NR > 1 && $NF == "fail"' "$W/n-$f/negative.csv" | wc -l) of $(($(wc -l < "$W/n-$f/negative.csv") - 1))"
+done
+$B run --quiet --kernel sm90 --out "$W/m" "${CONFIG:-configs/mixed-mla.json}" > "$W/run.log" 2>&1
+head -n 20 "$W/run.log"
+for p in ${PROBES:-}; do
+    IFS=, read -r b q h kv <<< "$p"
+    printf '{"cases":[{"name":"probe","batch":%s,"q_len":%s,"heads":%s,"kv_len":%s,"mode":"eager","warmup":1,"min_runs":1,"max_runs":1}]}' \
+        "$b" "$q" "$h" "$kv" > "$W/probe.json"
+    "$NCU" -k regex:decode_sm90 -c 1 --section SpeedOfLight --section WarpStateStats --section SourceCounters \
+        --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
+        $B run --kernel sm90 --out "$W/probe" "$W/probe.json" > "$W/ncu-$b-$q-$h-$kv.txt" 2>&1
+    echo "ncu $p:"; grep -E "Duration|issue_stalled" "$W/ncu-$b-$q-$h-$kv.txt" | sort -k3 -g | tail -6
+done
+cuobjdump --dump-sass build/kernels/decode_sm90.o > "$W/sass.txt" 2>&1 || true
+tar -C "$OUT" -czf "$OUT/iter.tgz" iter && rm -rf "$W"
