@@ -20,12 +20,10 @@
  * the kernel also does the cast-free Q cast itself (bf16 -> saturating fp8, scale 1): no extra pass. */
 #include "common.h"
 #include "sm90_wgmma.h"
+
 #if MB_HAVE_SM90
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
-#endif
-
-#if MB_HAVE_SM90
 
 #define S9_THREADS 256
 #define S9_MAX_ROWS 64
@@ -405,7 +403,7 @@ extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream
 extern "C" mb_kernel_info_t mb_sm90_info(void)
 {
     /* Tuning id "sm90-wgmma": the file's "sm90/..." entries were swept on the earlier mma.sync kernel. */
-    mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1, "sm90-wgmma" };
+    mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1, "sm90-wgmma", 0 };
     return k;
 }
 #endif

@@ -80,6 +80,8 @@ typedef struct mb_kernel_info {
     int fuses_q_cast;            /* the decode casts bf16 Q itself (q_src_cast): no separate cast launch */
     const char *tuning_id;       /* names the kernel's design in tuning-file keys: a rewrite gets a new id, so
                                   * splits tuned for an older design are never applied to it */
+    int reads_bf16_q;            /* has a path for q_quant "none" (q_bf16); cases of a kernel without one run
+                                  * on the portable kernel */
 } mb_kernel_info_t;
 
 mb_kernel_info_t mb_portable_info(void);

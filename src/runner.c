@@ -85,7 +85,7 @@ int mb_runner_splits(mb_runner_t *r, const mb_case_t *c, char *how)
  * says which ran. */
 static const mb_kernel_info_t *case_kernel(const mb_runner_t *r, const mb_case_t *c, int *max_ctas)
 {
-    int bf16_q = c->q_quant == MB_Q_NONE && !strcmp(r->kinfo.name, "sm90");
+    int bf16_q = c->q_quant == MB_Q_NONE && !r->kinfo.reads_bf16_q;
     *max_ctas = bf16_q ? r->max_ctas_portable : r->max_ctas;
     return bf16_q ? &r->portable : &r->kinfo;
 }
