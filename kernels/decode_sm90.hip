@@ -11,8 +11,10 @@
  *  - O^T += V^T P^T (512 value dims x rows, f16 wgmma, 64 tokens deep). Warpgroup h owns value dims
  *    [256h, 256h + 256) for every row. P stays in f16: fp8 P (3 mantissa bits) would cost ~2 % of
  *    relative error, four times the check's gate. V's fp8 codes are exact in f16; fp8 wgmma takes
- *    only K-major operands, and K = tokens here, so the tile's V part is transposed into V^T (f16)
- *    with ldmatrix.trans while the score wgmma runs.
+ *    only K-major operands, and K = tokens here, so V must be transposed: units of up to 32 rows load
+ *    V^T straight into the A registers of the wgmma (ldmatrix.trans of the tile, w9_vt_fragment);
+ *    64-row units, which have no registers to spare, transpose it into a shared V^T copy while the
+ *    score wgmma runs.
  *  - The fp8 wgmma's own accumulator is too coarse for long dot products (see the score loop), so
  *    every 32 dims of S are added up in fp32 registers.
  * KV tiles arrive by cp.async three stages deep (paged or flat: each thread resolves one token's row),
@@ -35,12 +37,29 @@
  * groups a warp's transposed stores touch fall on different banks. */
 #define S9_HSBO (S9_TILE * 2 / 16 * W9_LBO + 16)
 
-template <int N> struct s9_smem {
-    uint8_t kv[S9_STAGES][S9_TILE_BYTES];
-    union {                     /* bf16 Q of the fused cast, staged before the unit's first tile */
+/* Units of up to 32 rows take V^T as the register operand of the P V wgmma, built from the tile with
+ * ldmatrix.trans (w9_vt_fragment): no V^T copy in shared memory. 64-row units have no registers for
+ * the fragments (their 128 accumulators a thread) and keep the copy. */
+#define S9_VREG(N) ((N) <= 32)
+
+/* P^T and, for 64-row units, V^T; the bf16 Q of the fused cast is staged here before the unit's
+ * first tile, while both are free. */
+template <int N, bool VREG> struct s9_vbuf {
+    union {
         struct { uint8_t vt[MB_DV / 8 * S9_HSBO]; uint8_t p[N / 8 * S9_HSBO]; };
         uint8_t staging[N * MB_DK * 2];
     };
+};
+template <int N> struct s9_vbuf<N, true> {
+    union {
+        uint8_t p[N / 8 * S9_HSBO];
+        uint8_t staging[N * MB_DK * 2];
+    };
+};
+
+template <int N> struct s9_smem {
+    uint8_t kv[S9_STAGES][S9_TILE_BYTES];
+    s9_vbuf<N, S9_VREG(N)> v;
     uint8_t q[N / 8 * S9_KSBO];
     float red[2][4][N / 2];     /* per-warp row maxima (and, at the end, row sums) */
     float alpha[N];             /* this tile's rescale factor of each row */
@@ -55,12 +74,7 @@ __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_grou
 template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 __device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); }
 
-/* Four e4m3 codes [b0 b1 b2 b3] -> f16x2 [b0 b2] and [b1 b3], each value times 2^-8, exactly: the 7
- * magnitude bits moved to f16 bit 7 make an f16 of the same value over 2^8 (subnormals included, as
- * f16 subnormals), the sign goes to bit 15. Five integer operations instead of two cvt per four codes
- * on the slower conversion pipe; the 2^8 is folded into the output's normalisation. */
-__device__ __forceinline__ uint32_t f16x2_even(uint32_t v) { return ((v << 7) & 0x3f803f80u) | ((v << 8) & 0x80008000u); }
-__device__ __forceinline__ uint32_t f16x2_odd(uint32_t v) { return ((v >> 1) & 0x3f803f80u) | (v & 0x80008000u); }
+/* V^T comes out of w9_f16x2_even / odd (sm90_wgmma.h) x 2^-8; the output undoes it. */
 #define S9_V_UNSCALE 256.0f
 
 /* Tile [t0, t0 + 64) of the unit into stage `st`: thread i loads token i / 4, 16-byte chunks
@@ -88,7 +102,7 @@ __device__ void load_q(s9_smem<N> &sm, const mb_decode_args_t &a, int64_t qrow0,
         const uint8_t *src = (const uint8_t *)a.q_src_cast;
         for (int i = threadIdx.x; i < N * (MB_DK * 2 / 16); i += S9_THREADS) {
             int r = i / (MB_DK * 2 / 16), c = i % (MB_DK * 2 / 16);
-            cp16(w9_smem_addr(sm.staging) + 16 * i, r < rows ? src + ((qrow0 + r) * MB_DK * 2 + 16 * c) : src, r < rows);
+            cp16(w9_smem_addr(sm.v.staging) + 16 * i, r < rows ? src + ((qrow0 + r) * MB_DK * 2 + 16 * c) : src, r < rows);
         }
         return;
     }
@@ -116,7 +130,7 @@ __device__ void cast_q(s9_smem<N> &sm)
 {
     for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
         int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        const uint4 *src = (const uint4 *)&sm.staging[r * MB_DK * 2 + 32 * c];
+        const uint4 *src = (const uint4 *)&sm.v.staging[r * MB_DK * 2 + 32 * c];
         uint4 lo = src[0], hi = src[1];
         uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w }, w[4];
 #pragma unroll
@@ -140,8 +154,8 @@ __device__ __forceinline__ void transpose_v(uint8_t *vt, uint32_t st, int it)
 #pragma unroll
     for (int m = 0; m < 4; m++) {
         int d = 16 * (4 * it + m) + 2 * (lane / 4);
-        *(uint32_t *)&vt[w9_off(d, 2 * tok, S9_HSBO)] = f16x2_even(r[m]);
-        *(uint32_t *)&vt[w9_off(d + 1, 2 * tok, S9_HSBO)] = f16x2_odd(r[m]);
+        *(uint32_t *)&vt[w9_off(d, 2 * tok, S9_HSBO)] = w9_f16x2_even(r[m]);
+        *(uint32_t *)&vt[w9_off(d + 1, 2 * tok, S9_HSBO)] = w9_f16x2_odd(r[m]);
     }
 }
 
@@ -166,7 +180,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
         if (s == 0) load_q(sm, a, qrow0, rows);
         cp_commit();
     }
-    if (a.q_src_cast) {   /* the staging area is V^T and P^T, free until the first tile's P V */
+    if (a.q_src_cast) {   /* the staging area is P^T (and V^T), free until the first tile's softmax */
         cp_wait<S9_STAGES - 2>();
         __syncthreads();
         cast_q(sm);
@@ -195,7 +209,8 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
         for (int i = 0; i < N / 2; i++) o[mb][i] = 0.0f;
 
     const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO);
-    const uint32_t vt_addr = w9_smem_addr(sm.vt) + w9_off(256 * wg, 0, S9_HSBO), p_addr = w9_smem_addr(sm.p);
+    constexpr bool VREG = S9_VREG(N);
+    const uint32_t p_addr = w9_smem_addr(sm.v.p);
 
     for (int it = 0; it < ntiles; it++) {
         const int t0 = u.kv_begin + it * S9_TILE;
@@ -227,8 +242,9 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
                 w9_fp8<NH>::mma(acc[h], w9_desc(st + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO),
                                 w9_desc(q_addr + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO), 0);
             w9_commit();
+            if constexpr (!VREG)
 #pragma unroll
-            for (int v = (k / KB) * VSTEPS / GROUPS; v < (k / KB + 1) * VSTEPS / GROUPS; v++) transpose_v(sm.vt, st, v);
+                for (int v = (k / KB) * VSTEPS / GROUPS; v < (k / KB + 1) * VSTEPS / GROUPS; v++) transpose_v(sm.v.vt, st, v);
             w9_wait<0>();
 #pragma unroll
             for (int h = 0; h < KB; h++)
@@ -265,8 +281,8 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
                 m[j][c] = mn;
                 l[j][c] = l[j][c] * alpha + p0 + p1;    /* this thread's two tokens; summed at the end */
                 int tok = 16 * warp + g, prow = wg * NH + r;
-                *(__half *)&sm.p[w9_off(prow, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
-                *(__half *)&sm.p[w9_off(prow, 2 * (tok + 8), S9_HSBO)] = __float2half_rn(p1);
+                *(__half *)&sm.v.p[w9_off(prow, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
+                *(__half *)&sm.v.p[w9_off(prow, 2 * (tok + 8), S9_HSBO)] = __float2half_rn(p1);
                 if (warp == 0 && g == 0) sm.alpha[prow] = alpha;
             }
         w9_fence_proxy();
@@ -281,14 +297,32 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
                 o[mb][4 * j] *= a0; o[mb][4 * j + 1] *= a1; o[mb][4 * j + 2] *= a0; o[mb][4 * j + 3] *= a1;
             }
         }
-        w9_fence();
+        if constexpr (VREG) {
+            /* A fragments per 16-token step, two sets: a step's set is rebuilt only after the wgmmas
+             * of two steps back, which read it, are done. */
+            uint32_t f[2][4][4];
 #pragma unroll
-        for (int mb = 0; mb < 4; mb++)
+            for (int k = 0; k < S9_TILE / 16; k++) {
+                if (k >= 2) w9_wait<1>();
 #pragma unroll
-            for (int k = 0; k < S9_TILE / 16; k++)
-                w9_f16<N>::mma(o[mb], w9_desc(vt_addr + w9_off(64 * mb, 32 * k, S9_HSBO), S9_HSBO),
-                               w9_desc(p_addr + w9_off(0, 32 * k, S9_HSBO), S9_HSBO), 1);
-        w9_commit();
+                for (int mb = 0; mb < 4; mb++) w9_vt_fragment(f[k % 2][mb], st, 16 * k, 256 * wg + 64 * mb + 16 * warp, S9_KSBO);
+                w9_fence();
+#pragma unroll
+                for (int mb = 0; mb < 4; mb++)
+                    w9_f16_ra<N>::mma(o[mb], f[k % 2][mb], w9_desc(p_addr + w9_off(0, 32 * k, S9_HSBO), S9_HSBO));
+                w9_commit();
+            }
+        } else {
+            const uint32_t vt_addr = w9_smem_addr(sm.v.vt) + w9_off(256 * wg, 0, S9_HSBO);
+            w9_fence();
+#pragma unroll
+            for (int mb = 0; mb < 4; mb++)
+#pragma unroll
+                for (int k = 0; k < S9_TILE / 16; k++)
+                    w9_f16<N>::mma(o[mb], w9_desc(vt_addr + w9_off(64 * mb, 32 * k, S9_HSBO), S9_HSBO),
+                                   w9_desc(p_addr + w9_off(0, 32 * k, S9_HSBO), S9_HSBO), 1);
+            w9_commit();
+        }
     }
     w9_wait<0>();
     cp_wait<0>();                  /* a unit with fewer tiles than stages still issued (empty) groups */
@@ -331,7 +365,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
             for (int mb = 0; mb < 4; mb++)
 #pragma unroll
                 for (int h = 0; h < 2; h++)
-                    ob[r * OS + 256 * wg + 64 * mb + 16 * warp + g + 8 * h] = o[mb][4 * j + 2 * h + c] * inv;
+                    ob[r * OS + 256 * wg + 64 * mb + 16 * warp + (VREG ? 2 * g + h : g + 8 * h)] = o[mb][4 * j + 2 * h + c] * inv;
         }
     __syncthreads();
     if (u.partial < 0) {

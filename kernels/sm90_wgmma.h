@@ -113,4 +113,56 @@ template <> struct w9_f16<64> {
     }
 };
 
+
+/* D (64 x N, f32) += A (64 x 16, f16, from registers) B^T (N x 16, f16, K-major in shared memory).
+ * A fragment of the thread (warp w, lane 4g + t): a[0] = rows 16w + g, k 2t..2t+1; a[1] = row
+ * 16w + g + 8, same k; a[2], a[3] = the same rows at k 2t+8..2t+9 (low half = the lower k). */
+#define W9_A4 "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3])
+template <int N> struct w9_f16_ra;
+template <> struct w9_f16_ra<16> {
+    __device__ __forceinline__ static void mma(float *d, const uint32_t *a, uint64_t b)
+    {
+        W9_ASM("wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9,%10,%11}, %12, 1, 1, 1, 0;\n"
+               : W9_R8(0) : W9_A4, "l"(b));
+    }
+};
+template <> struct w9_f16_ra<32> {
+    __device__ __forceinline__ static void mma(float *d, const uint32_t *a, uint64_t b)
+    {
+        W9_ASM("wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,"
+               "%14,%15}, {%16,%17,%18,%19}, %20, 1, 1, 1, 0;\n"
+               : W9_R16(0) : W9_A4, "l"(b));
+    }
+};
+
+/* Four e4m3 codes [b0 b1 b2 b3] -> f16x2 [b0 b2] and [b1 b3], each value times 2^-8, exactly: the 7
+ * magnitude bits moved to f16 bit 7 make an f16 of the same value over 2^8 (subnormals included, as
+ * f16 subnormals), the sign goes to bit 15. Five integer operations instead of two cvt per four codes
+ * on the slower conversion pipe; callers fold the 2^8 into their output scale. */
+__device__ __forceinline__ uint32_t w9_f16x2_even(uint32_t v) { return ((v << 7) & 0x3f803f80u) | ((v << 8) & 0x80008000u); }
+__device__ __forceinline__ uint32_t w9_f16x2_odd(uint32_t v) { return ((v >> 1) & 0x3f803f80u) | (v & 0x80008000u); }
+
+/* The A fragment of V^T (M = value dims, K = tokens) for one warp, straight from an fp8 tile in the
+ * K-major layout above (tokens are its rows): the warp's 16 value dims start at byte `dim0` of each
+ * token, its 16 tokens at row `tok0` (a multiple of 16). The M rows are permuted inside the warp's
+ * block: row g is dim dim0 + 2g and row g + 8 is dim dim0 + 2g + 1 — so one ldmatrix.trans of the
+ * two 8-token core matrices hands the lane exactly [tok 2t: d, d+1][tok 2t+1: d, d+1] (d = 2g), the
+ * even / odd widening of which are rows g and g + 8. Values come out x 2^-8 (w9_f16x2_even). */
+__device__ __forceinline__ void w9_vt_fragment(uint32_t a[4], uint32_t tile, int tok0, int dim0, int sbo)
+{
+#if W9_ENABLED
+    const int lane = threadIdx.x % 32;
+    uint32_t r0, r1;
+    uint32_t src = tile + w9_off(tok0 + (lane / 8) * 8 + lane % 8, dim0, sbo);   /* lanes 0-7, 8-15 used */
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(src));
+    a[0] = w9_f16x2_even(r0);
+    a[1] = w9_f16x2_odd(r0);
+    a[2] = w9_f16x2_even(r1);
+    a[3] = w9_f16x2_odd(r1);
+#else
+    (void)tile; (void)tok0; (void)dim0; (void)sbo;
+    a[0] = a[1] = a[2] = a[3] = 0;
+#endif
+}
+
 #endif

@@ -131,6 +131,72 @@ static int compare(const char *name, const float *got, const double *want, int n
     return bad;
 }
 
+/* P V with V^T as the register operand (w9_vt_fragment + w9_f16_ra): D (64 x N) over 64 tokens, V an
+ * fp8 tile of 64 tokens x 64 dims in the KV stage layout (row-group stride 4608), P^T f16 (N x 64). */
+template <int N>
+__global__ void vreg_gemm(const uint8_t *v, const __half *p, float *out)
+{
+#if W9_ENABLED
+    const int SV = 36 * W9_LBO, SP = 1040;
+    __shared__ __align__(128) uint8_t sv[8 * SV], sp[(N / 8) * SP];
+    for (int i = threadIdx.x; i < 64 * 4; i += 128) {
+        int r = i / 4, c = i % 4;
+        *(uint4 *)&sv[w9_off(r, 16 * c, SV)] = *(const uint4 *)&v[r * 64 + 16 * c];
+    }
+    for (int i = threadIdx.x; i < N * 8; i += 128) {
+        int r = i / 8, c = i % 8;
+        *(uint4 *)&sp[w9_off(r, 16 * c, SP)] = *(const uint4 *)&p[r * 64 + 8 * c];
+    }
+    w9_fence_proxy();
+    __syncthreads();
+    float d[N / 2];
+    for (int i = 0; i < N / 2; i++) d[i] = 0.0f;
+    const int w = threadIdx.x / 32, g = (threadIdx.x % 32) / 4, t = threadIdx.x % 4;
+    uint32_t a[4][4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) w9_vt_fragment(a[k], w9_smem_addr(sv), 16 * k, 16 * w, SV);
+    w9_fence();
+#pragma unroll
+    for (int k = 0; k < 4; k++) w9_f16_ra<N>::mma(d, a[k], w9_desc(w9_smem_addr(sp) + w9_off(0, 32 * k, SP), SP));
+    w9_commit();
+    w9_wait<0>();
+#pragma unroll
+    for (int j = 0; j < N / 8; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) out[(16 * w + g + 8 * (e / 2)) * N + 8 * j + 2 * t + e % 2] = d[4 * j + e];
+#endif
+}
+
+template <int N> static int test_vreg(void)
+{
+    static uint8_t v[64 * 64];
+    static __half p[N * 64];
+    static double want[64 * N];
+    static float got[64 * N];
+    for (int i = 0; i < 64 * 64; i++) v[i] = mb_f32_to_fp8((float)((urand() - 0.5) * 900), 0);
+    for (int i = 0; i < N * 64; i++) p[i] = __float2half((float)urand());
+    /* Row 16w + g is dim 16w + 2g, row 16w + g + 8 dim 16w + 2g + 1; values x 2^-8. */
+    for (int m = 0; m < 64; m++) {
+        int dim = 16 * (m / 16) + 2 * (m % 8) + (m % 16) / 8;
+        for (int n = 0; n < N; n++) {
+            double s = 0;
+            for (int k = 0; k < 64; k++) s += (double)mb_fp8_to_f32(v[k * 64 + dim], 0) * __half2float(p[n * 64 + k]);
+            want[m * N + n] = s / 256.0;
+        }
+    }
+    uint8_t *dv; __half *dp; float *dout;
+    CHECK(cudaMalloc(&dv, sizeof v)); CHECK(cudaMalloc(&dp, sizeof p)); CHECK(cudaMalloc(&dout, sizeof got));
+    CHECK(cudaMemcpy(dv, v, sizeof v, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dp, p, sizeof p, cudaMemcpyHostToDevice));
+    vreg_gemm<N><<<1, 128>>>(dv, dp, dout);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(dv)); CHECK(cudaFree(dp)); CHECK(cudaFree(dout));
+    char name[64];
+    snprintf(name, sizeof name, "V^T regs f16 m64n%dk16 x4", N);
+    return compare(name, got, want, 64 * N);
+}
+
 /* Small integers (-3..3): every product and partial sum is exact even at the tensor core's reduced
  * accumulation precision, so any difference is a layout or descriptor bug. With `real` set, values
  * like a decode's (Q ~ N(0,1) codes, K codes spread to +-448) instead, to show the precision. */
@@ -205,9 +271,9 @@ int main(void)
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
     if (p.major != 9) { fprintf(stderr, "sm90-layout-test: needs a Hopper GPU (found sm_%d%d)\n", p.major, p.minor); return 4; }
-    int failed = test_cast() + test_fp8<8, 18>(0) + test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) +
+    int failed = test_cast() + test_vreg<16>() + test_vreg<32>() + test_fp8<8, 18>(0) + test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) +
                  test_f16<16>() + test_f16<32>() + test_f16<64>();
     test_fp8<32, 18>(1); test_fp8<32, 6>(1); test_fp8<32, 3>(1); test_fp8<32, 2>(1); test_fp8<32, 1>(1);
-    printf("%d passed, %d failed\n", 8 - failed, failed);
+    printf("%d passed, %d failed\n", 10 - failed, failed);
     return failed ? 1 : 0;
 }
