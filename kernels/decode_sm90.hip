@@ -77,20 +77,34 @@ __device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128
 /* V^T comes out of w9_f16x2_even / odd (sm90_wgmma.h) x 2^-8; the output undoes it. */
 #define S9_V_UNSCALE 256.0f
 
-/* Tile [t0, t0 + 64) of the unit into stage `st`: thread i loads token i / 4, 16-byte chunks
- * i % 4 + 4k, so a warp writes 8 consecutive rows x 4 chunks (512 contiguous bytes) and one page
- * lookup serves nine chunks. */
-__device__ __forceinline__ void load_tile(uint32_t st, const mb_decode_args_t &a, int b, int t0, int t1)
-{
-    int tok = threadIdx.x / 4, t = t0 + tok;
-    bool ok = t < t1;
-    const uint8_t *src = ok ? a.kv + mb_kv_row(a.pages, a.kv_indptr, b, t) * MB_DK : a.kv;
-#pragma unroll
-    for (int k = 0; k < MB_DK / 16 / 4; k++) {
-        int c = threadIdx.x % 4 + 4 * k;
-        cp16(st + w9_off(tok, 16 * c, S9_KSBO), src + (ok ? 16 * c : 0), ok);
+/* Copies of tile [t0, t0 + 64) into a stage: thread i loads token i / 4, 16-byte chunks i % 4 + 4k,
+ * so a warp writes 8 consecutive rows x 4 chunks (512 contiguous bytes) and one page lookup serves
+ * all nine chunks. The copies are issued a few at a time between the score wgmmas (tile_copy::issue):
+ * issued all at once after the barrier, they queued in front of the first score wgmma, and the profile put 28 % of all stall samples on them (results/NOTES.md, v10). */
+struct tile_copy {
+    const uint8_t *src;
+    uint32_t dst;
+    bool ok, live;
+    __device__ __forceinline__ tile_copy(uint32_t st, const mb_decode_args_t &a, int b, int t0, int t1, bool live_)
+    {
+        int tok = threadIdx.x / 4, t = t0 + tok;
+        ok = t < t1;
+        live = live_;
+        src = ok && live ? a.kv + mb_kv_row(a.pages, a.kv_indptr, b, t) * MB_DK : a.kv;
+        dst = st + w9_off(tok, 0, S9_KSBO);
     }
-}
+    /* Chunks [k0, k1) of this thread's 9. */
+    __device__ __forceinline__ void issue(int k0, int k1) const
+    {
+        if (!live) return;
+#pragma unroll
+        for (int k = k0; k < k1; k++) {
+            int c = threadIdx.x % 4 + 4 * k;
+            cp16(dst + w9_off(0, 16 * c, S9_KSBO), src + (ok ? 16 * c : 0), ok);
+        }
+    }
+};
+#define S9_CHUNKS (MB_DK / 16 / 4)
 
 /* Q rows of the unit, all by cp.async in the first tile's copy group (one DRAM latency, not one per
  * piece); rows past `rows` are zero-filled (their outputs are never written). fp8 Q lands in the
@@ -176,7 +190,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
 
 #pragma unroll
     for (int s = 0; s < S9_STAGES - 1; s++) {
-        if (s < ntiles) load_tile(kv0 + s * S9_TILE_BYTES, a, b, u.kv_begin + s * S9_TILE, kv_end);
+        tile_copy(kv0 + s * S9_TILE_BYTES, a, b, u.kv_begin + s * S9_TILE, kv_end, s < ntiles).issue(0, S9_CHUNKS);
         if (s == 0) load_q(sm, a, qrow0, rows);
         cp_commit();
     }
@@ -219,9 +233,8 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
         cp_wait<S9_STAGES - 2>();  /* this tile (and Q) landed: own copies... */
         w9_fence_proxy();
         __syncthreads();           /* ...and everyone's */
-        if (it + S9_STAGES - 1 < ntiles)
-            load_tile(kv0 + ((it + S9_STAGES - 1) % S9_STAGES) * S9_TILE_BYTES, a, b, t0 + (S9_STAGES - 1) * S9_TILE, kv_end);
-        cp_commit();
+        const tile_copy next(kv0 + ((it + S9_STAGES - 1) % S9_STAGES) * S9_TILE_BYTES, a, b, t0 + (S9_STAGES - 1) * S9_TILE,
+                             kv_end, it + S9_STAGES - 1 < ntiles);
 
         /* Hopper's fp8 wgmma keeps ~14 bits while it accumulates: over all 576 dims its error reaches
          * 2.1e-3 of the rms (sm90-layout-test), which cost 3.8e-2 on the check's worst case; one
@@ -242,6 +255,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
                 w9_fp8<NH>::mma(acc[h], w9_desc(st + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO),
                                 w9_desc(q_addr + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO), 0);
             w9_commit();
+            next.issue((k / KB) * S9_CHUNKS / GROUPS, (k / KB + 1) * S9_CHUNKS / GROUPS);
             if constexpr (!VREG)
 #pragma unroll
                 for (int v = (k / KB) * VSTEPS / GROUPS; v < (k / KB + 1) * VSTEPS / GROUPS; v++) transpose_v(sm.v.vt, st, v);
@@ -251,6 +265,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
 #pragma unroll
                 for (int i = 0; i < NH / 2; i++) s[i] += acc[h][i];
         }
+        cp_commit();               /* the next tile's copies: one group, as the waits count them */
 
         /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2 of this warpgroup. */
 #pragma unroll

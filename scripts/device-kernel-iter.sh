@@ -6,6 +6,8 @@
 # (scripts/bundle-deps.sh).
 #   PROBES="b,q,h,kv ..."   shapes to profile, e.g. PROBES="4,1,32,1024 128,4,16,8192"
 #   CONFIG=...              what to time (default configs/mixed-mla.json)
+#   ONLY_PROBES=1           skip the tests and the timed run (a profiling-only call)
+# Each probe also leaves its report and a per-SASS-instruction table of stall samples (src-*.csv).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-device-out}
@@ -15,6 +17,7 @@ export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 B=build/mla-bench
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 
+if [ -z "${ONLY_PROBES:-}" ]; then
 build/sm90-layout-test > "$W/layout.log" 2>&1; echo "layout test: $(tail -1 "$W/layout.log")"
 $B run --quiet --kernel sm90 --out "$W/c" tests/gpu/correctness.json > "$W/correctness.log" 2>&1
 echo "correctness: exit $?; failing: $(awk -F, 'NR > 1 && $NF != "pass"' "$W/c/correctness.csv" | cut -d, -f1 | tr '\n' ' ')"
@@ -24,13 +27,16 @@ for f in drop-token wrong-scale split-shift; do
 done
 $B run --quiet --kernel sm90 --out "$W/m" "${CONFIG:-configs/mixed-mla.json}" > "$W/run.log" 2>&1
 head -n 20 "$W/run.log"
+fi
 for p in ${PROBES:-}; do
     IFS=, read -r b q h kv <<< "$p"
     printf '{"cases":[{"name":"probe","batch":%s,"q_len":%s,"heads":%s,"kv_len":%s,"mode":"eager","warmup":1,"min_runs":1,"max_runs":1}]}' \
         "$b" "$q" "$h" "$kv" > "$W/probe.json"
-    "$NCU" -k regex:decode_sm90 -c 1 --section SpeedOfLight --section WarpStateStats --section SourceCounters \
+    "$NCU" -k regex:decode_sm90 -c 1 -o "$W/rep-$b-$q-$h-$kv" --section SpeedOfLight --section WarpStateStats --section SourceCounters \
         --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
-        $B run --kernel sm90 --out "$W/probe" "$W/probe.json" > "$W/ncu-$b-$q-$h-$kv.txt" 2>&1
+        $B run --kernel sm90 --out "$W/probe" "$W/probe.json" > "$W/ncu-log-$b-$q-$h-$kv.txt" 2>&1
+    "$NCU" -i "$W/rep-$b-$q-$h-$kv.ncu-rep" > "$W/ncu-$b-$q-$h-$kv.txt" 2>&1
+    "$NCU" -i "$W/rep-$b-$q-$h-$kv.ncu-rep" --page source --csv --print-source sass > "$W/src-$b-$q-$h-$kv.csv" 2>&1
     echo "ncu $p:"; grep -E "Duration|issue_stalled" "$W/ncu-$b-$q-$h-$kv.txt" | sort -k3 -g | tail -6
 done
 cuobjdump --dump-sass build/kernels/decode_sm90.o > "$W/sass.txt" 2>&1 || true
