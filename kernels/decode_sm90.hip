@@ -210,28 +210,32 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
 
         /* Hopper's fp8 wgmma keeps ~14 bits while it accumulates: over all 576 dims its error reaches
          * 2.1e-3 of the rms (sm90-layout-test), which cost 3.8e-2 on the check's worst case; one
-         * accumulator over two 32-deep steps still cost 5.6e-3. So every step starts from zero and is
-         * summed in fp32 registers (2.4e-3 there, the bf16 output's own rounding being 1.9e-3). Two
-         * steps share one wait, each in its own accumulator; the next tile's copies go out in the
-         * shadow of each wait. */
-        constexpr int KB = 2, GROUPS = MB_DK / 32 / KB;
-        float s[N / 2], acc[KB][N / 2];
+         * accumulator over two 32-deep steps still cost 5.6e-3. So every 32-deep step starts from zero
+         * in its own accumulator and is summed in fp32 registers (2.4e-3 there, the bf16 output's own
+         * rounding being 1.9e-3). The steps go through a ring of R accumulators, each its own commit
+         * group, so R - 1 are in flight while one is summed: waiting for each step (or pair) in turn
+         * left the wgmma's latency exposed 9 times a tile, the largest stall in the profile (v12). The
+         * next tile's copies go out in the shadow of the waits. */
+        constexpr int STEPS = MB_DK / 32, R = N == 16 ? 4 : 3;
+        float s[N / 2], acc[R][N / 2];
 #pragma unroll
         for (int i = 0; i < N / 2; i++) s[i] = 0.0f;
 #pragma unroll
-        for (int k = 0; k < MB_DK / 32; k += KB) {
-            w9_fence();
+        for (int k = 0; k < STEPS + R - 1; k++) {
+            if (k < STEPS) {
+                w9_fence();
+                w9_fp8<N>::mma(acc[k % R], w9_desc(st + w9_off(0, 32 * k, S9_KSBO), S9_KSBO),
+                               w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
+                w9_commit();
+                next.issue(k * S9_CHUNKS / STEPS, (k + 1) * S9_CHUNKS / STEPS);
+            }
+            if (k >= R - 1) {
+                const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
+                w9_wait_dyn<R - 1>(younger);
+                w9_fence_regs<N / 2>(acc[done % R]);
 #pragma unroll
-            for (int h = 0; h < KB; h++)
-                w9_fp8<N>::mma(acc[h], w9_desc(st + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO),
-                               w9_desc(q_addr + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO), 0);
-            w9_commit();
-            next.issue((k / KB) * S9_CHUNKS / GROUPS, (k / KB + 1) * S9_CHUNKS / GROUPS);
-            w9_wait<0>();
-#pragma unroll
-            for (int h = 0; h < KB; h++)
-#pragma unroll
-                for (int i = 0; i < N / 2; i++) s[i] += acc[h][i];
+                for (int i = 0; i < N / 2; i++) s[i] += acc[done % R][i];
+            }
         }
         cp_commit();               /* the next tile's copies: one group, as the waits count them */
 
