@@ -27,26 +27,41 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-#define S9_THREADS 128                  /* one warpgroup */
-#define S9_CTAS_PER_SM 2
-#define S9_MAX_ROWS 32
+#define S9_THREADS 256
+#define S9_MAX_ROWS 64
 #define S9_TILE 64
-#define S9_STAGES 2
+#define S9_STAGES 3
 #define S9_KSBO (MB_DK / 16 * W9_LBO)           /* KV and Q row-group stride: 36 core matrices */
 #define S9_TILE_BYTES (S9_TILE / 8 * S9_KSBO)
-/* P^T (f16, K = 64 tokens = 8 core matrices): 1024 bytes a row group plus 16, so the 8 row groups a
- * warp's stores touch fall on different banks. */
+/* V^T and P^T (f16, K = 64 tokens = 8 core matrices): 1024 bytes a row group plus 16, so the 8 row
+ * groups a warp's transposed stores touch fall on different banks. */
 #define S9_HSBO (S9_TILE * 2 / 16 * W9_LBO + 16)
 
-/* Two CTAs of one warpgroup share an SM, each its own plan worker with its own two-stage ring: one
- * CTA's waits (the copies, the score wgmmas, the softmax barrier) are the other's chance to issue.
- * The bf16 Q of the fused cast is staged in the last stage, which no copy uses before the unit's
- * second tile. */
+/* Units of up to 32 rows take V^T as the register operand of the P V wgmma, built from the tile with
+ * ldmatrix.trans (w9_vt_fragment): no V^T copy in shared memory. 64-row units have no registers for
+ * the fragments (their 128 accumulators a thread) and keep the copy. */
+#define S9_VREG(N) ((N) <= 32)
+
+/* P^T and, for 64-row units, V^T; the bf16 Q of the fused cast is staged here before the unit's
+ * first tile, while both are free. */
+template <int N, bool VREG> struct s9_vbuf {
+    union {
+        struct { uint8_t vt[MB_DV / 8 * S9_HSBO]; uint8_t p[N / 8 * S9_HSBO]; };
+        uint8_t staging[N * MB_DK * 2];
+    };
+};
+template <int N> struct s9_vbuf<N, true> {
+    union {
+        uint8_t p[N / 8 * S9_HSBO];
+        uint8_t staging[N * MB_DK * 2];
+    };
+};
+
 template <int N> struct s9_smem {
     uint8_t kv[S9_STAGES][S9_TILE_BYTES];
-    uint8_t p[N / 8 * S9_HSBO];
+    s9_vbuf<N, S9_VREG(N)> v;
     uint8_t q[N / 8 * S9_KSBO];
-    float red[4][N];            /* per-warp row maxima (and, at the end, row sums) */
+    float red[2][4][N / 2];     /* per-warp row maxima (and, at the end, row sums) */
     float alpha[N];             /* this tile's rescale factor of each row */
     float row_m[N], row_l[N];   /* each row's final max and sum */
 };
@@ -57,58 +72,52 @@ __device__ __forceinline__ void cp16(uint32_t dst, const void *src, bool valid)
 }
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
-__device__ __forceinline__ void wg_sync() { asm volatile("bar.sync 1, 128;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); }
 
 /* V^T comes out of w9_f16x2_even / odd (sm90_wgmma.h) x 2^-8; the output undoes it. */
 #define S9_V_UNSCALE 256.0f
 
-/* Copies of tile [t0, t0 + 64) into a stage: thread i loads tokens i / 4 and 32 + i / 4, 16-byte
- * chunks i % 4 + 4k, so a warp writes 8 consecutive rows x 4 chunks (512 contiguous bytes) and one
- * page lookup serves nine chunks. The copies are issued a few at a time between the score wgmmas
- * (issue): issued all at once after the barrier, they queued in front of the first score wgmma, and
- * the profile put 28 % of all stall samples on them (results/NOTES.md, v10). Rows past the unit's
- * end are zero-filled, so no stale byte (an fp8 NaN) can reach the P V product. */
-#define S9_CHUNKS (MB_DK / 16 / 4)
+/* Copies of tile [t0, t0 + 64) into a stage: thread i loads token i / 4, 16-byte chunks i % 4 + 4k,
+ * so a warp writes 8 consecutive rows x 4 chunks (512 contiguous bytes) and one page lookup serves
+ * all nine chunks. The copies are issued a few at a time between the score wgmmas (tile_copy::issue):
+ * issued all at once after the barrier, they queued in front of the first score wgmma, and the profile put 28 % of all stall samples on them (results/NOTES.md, v10). */
 struct tile_copy {
-    const uint8_t *src[2];
+    const uint8_t *src;
     uint32_t dst;
-    bool ok[2], live;
+    bool ok, live;
+    /* The thread's part of each chunk's offset is folded in here, so every copy's two addresses are
+     * these registers plus an immediate: a copy holds its address registers until the load unit takes
+     * it, and per-copy address temporaries, reused by the next instructions, stalled them there (the
+     * profile of v10). A row past the end reads nothing (size 0) but still gets a valid address. */
     __device__ __forceinline__ tile_copy(uint32_t st, const mb_decode_args_t &a, int b, int t0, int t1, bool live_)
     {
+        int tok = threadIdx.x / 4, t = t0 + tok;
+        ok = t < t1;
         live = live_;
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            int t = t0 + 32 * h + threadIdx.x / 4;
-            ok[h] = t < t1;
-            src[h] = ok[h] && live ? a.kv + mb_kv_row(a.pages, a.kv_indptr, b, t) * MB_DK : a.kv;
-        }
-        dst = st + w9_off(threadIdx.x / 4, 0, S9_KSBO);
+        src = (ok && live ? a.kv + mb_kv_row(a.pages, a.kv_indptr, b, t) * MB_DK : a.kv) + 16 * (threadIdx.x % 4);
+        dst = st + w9_off(tok, 16 * (threadIdx.x % 4), S9_KSBO);
     }
-    /* Chunks [k0, k1) of each of this thread's two tokens. */
+    /* Chunks [k0, k1) of this thread's 9: bytes 64k + 16 (thread % 4) of its token. */
     __device__ __forceinline__ void issue(int k0, int k1) const
     {
         if (!live) return;
 #pragma unroll
-        for (int k = k0; k < k1; k++)
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                int c = threadIdx.x % 4 + 4 * k;
-                cp16(dst + 4 * h * S9_KSBO + w9_off(0, 16 * c, S9_KSBO), src[h] + (ok[h] ? 16 * c : 0), ok[h]);
-            }
+        for (int k = k0; k < k1; k++) cp16(dst + 4 * k * W9_LBO, src + 64 * k, ok);
     }
 };
+#define S9_CHUNKS (MB_DK / 16 / 4)
 
-/* Q rows of the unit, by cp.async (one DRAM latency, not one per piece); rows past `rows` are
- * zero-filled (their outputs are never written). fp8 Q lands in the K-major tile directly; bf16 Q
- * (the fused cast) lands row-major in `staging` for cast_q. */
+/* Q rows of the unit, all by cp.async in the first tile's copy group (one DRAM latency, not one per
+ * piece); rows past `rows` are zero-filled (their outputs are never written). fp8 Q lands in the
+ * K-major tile directly; bf16 Q (the fused cast) lands row-major in `staging` for cast_q. */
 template <int N>
-__device__ void load_q(s9_smem<N> &sm, uint8_t *staging, const mb_decode_args_t &a, int64_t qrow0, int rows)
+__device__ void load_q(s9_smem<N> &sm, const mb_decode_args_t &a, int64_t qrow0, int rows)
 {
     if (a.q_src_cast) {
         const uint8_t *src = (const uint8_t *)a.q_src_cast;
         for (int i = threadIdx.x; i < N * (MB_DK * 2 / 16); i += S9_THREADS) {
             int r = i / (MB_DK * 2 / 16), c = i % (MB_DK * 2 / 16);
-            cp16(w9_smem_addr(staging) + 16 * i, r < rows ? src + ((qrow0 + r) * MB_DK * 2 + 16 * c) : src, r < rows);
+            cp16(w9_smem_addr(sm.v.staging) + 16 * i, r < rows ? src + ((qrow0 + r) * MB_DK * 2 + 16 * c) : src, r < rows);
         }
         return;
     }
@@ -132,11 +141,11 @@ __device__ __forceinline__ uint32_t cast4(uint32_t x, uint32_t y)
 
 /* The cast-free cast, fused: staged bf16 Q -> saturating fp8 (scale 1) in the K-major tile. */
 template <int N>
-__device__ void cast_q(s9_smem<N> &sm, const uint8_t *staging)
+__device__ void cast_q(s9_smem<N> &sm)
 {
     for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
         int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        const uint4 *src = (const uint4 *)&staging[r * MB_DK * 2 + 32 * c];
+        const uint4 *src = (const uint4 *)&sm.v.staging[r * MB_DK * 2 + 32 * c];
         uint4 lo = src[0], hi = src[1];
         uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w }, w[4];
 #pragma unroll
@@ -145,13 +154,33 @@ __device__ void cast_q(s9_smem<N> &sm, const uint8_t *staging)
     }
 }
 
+/* Step `it` (of 8) of V^T (f16, x 2^-8) from the tile's first 512 bytes a token. Warp w takes token
+ * group w; each ldmatrix.trans reads four 8-token x 16-byte core matrices and hands lane l, of each,
+ * the bytes [tok a: d, d+1][tok b: d, d+1] (a = 2(l%4), b = a + 1, d = 2(l/4)): exactly the pairs
+ * [b0 b2], [b1 b3] that f16x2_even / f16x2_odd widen, i.e. dim d and dim d+1 over tokens a, b. */
+__device__ __forceinline__ void transpose_v(uint8_t *vt, uint32_t st, int it)
+{
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int tok = 8 * warp + 2 * (lane % 4);
+    uint32_t r[4];
+    uint32_t src = st + w9_off(8 * warp + lane % 8, 16 * (4 * it + lane / 8), S9_KSBO);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(src));
+#pragma unroll
+    for (int m = 0; m < 4; m++) {
+        int d = 16 * (4 * it + m) + 2 * (lane / 4);
+        *(uint32_t *)&vt[w9_off(d, 2 * tok, S9_HSBO)] = w9_f16x2_even(r[m]);
+        *(uint32_t *)&vt[w9_off(d + 1, 2 * tok, S9_HSBO)] = w9_f16x2_odd(r[m]);
+    }
+}
+
 /* The unit by value: through a reference the compiler must reload it after every global store. */
 template <int N>
 __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_work_t u, float scale_kv)
 {
-    constexpr int RB = N / 8;                   /* 8-row blocks of the score accumulator */
-    constexpr int MBS = MB_DV / 64;             /* 64-dim blocks of the output */
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    constexpr int NH = N / 2;                   /* score rows of each warpgroup */
+    constexpr int RB = NH / 8;                  /* 8-row blocks of a warpgroup's score accumulator */
+    const int wg = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int rows = u.row_end - u.row_begin, b = u.batch;
     const int64_t qrow0 = (int64_t)a.qo_indptr[b] * a.heads + u.row_begin;
@@ -159,19 +188,17 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
     if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == a.kv_indptr[b + 1]) kv_end -= 1;
     const int ntiles = kv_end > u.kv_begin ? (kv_end - u.kv_begin + S9_TILE - 1) / S9_TILE : 0;
     const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
-    uint8_t *staging = sm.kv[S9_STAGES - 1];
 
-    load_q(sm, staging, a, qrow0, rows);
-    cp_commit();
 #pragma unroll
     for (int s = 0; s < S9_STAGES - 1; s++) {
         tile_copy(kv0 + s * S9_TILE_BYTES, a, b, u.kv_begin + s * S9_TILE, kv_end, s < ntiles).issue(0, S9_CHUNKS);
+        if (s == 0) load_q(sm, a, qrow0, rows);
         cp_commit();
     }
-    if (a.q_src_cast) {
-        cp_wait<S9_STAGES - 1>();   /* Q's group, the oldest */
+    if (a.q_src_cast) {   /* the staging area is P^T (and V^T), free until the first tile's softmax */
+        cp_wait<S9_STAGES - 2>();
         __syncthreads();
-        cast_q(sm, staging);
+        cast_q(sm);
     }
 
     /* The (logical) token end each of this thread's score rows may see; rows past `rows` see none. */
@@ -181,7 +208,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
     for (int j = 0; j < RB; j++)
 #pragma unroll
         for (int e = 0; e < 2; e++) {
-            int r = 8 * j + 2 * t + e, row = u.row_begin + r;
+            int r = wg * NH + 8 * j + 2 * t + e, row = u.row_begin + r;
             int seen = a.causal ? kv_len - (a.q_len - 1 - row / a.heads) : kv_len;
             end[j][e] = r < rows ? min(a.kv_indptr[b] + seen, kv_end) : 0;
         }
@@ -190,18 +217,20 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
     float m[RB][2], l[RB][2];
 #pragma unroll
     for (int j = 0; j < RB; j++) m[j][0] = m[j][1] = -INFINITY, l[j][0] = l[j][1] = 0.0f;
-    float o[MBS][N / 2];
+    float o[4][N / 2];
 #pragma unroll
-    for (int mb = 0; mb < MBS; mb++)
+    for (int mb = 0; mb < 4; mb++)
 #pragma unroll
         for (int i = 0; i < N / 2; i++) o[mb][i] = 0.0f;
 
-    const uint32_t q_addr = w9_smem_addr(sm.q), p_addr = w9_smem_addr(sm.p);
+    const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO);
+    constexpr bool VREG = S9_VREG(N);
+    const uint32_t p_addr = w9_smem_addr(sm.v.p);
 
     for (int it = 0; it < ntiles; it++) {
         const int t0 = u.kv_begin + it * S9_TILE;
         const uint32_t st = kv0 + (it % S9_STAGES) * S9_TILE_BYTES;
-        w9_wait<0>();              /* the previous tile's P V no longer reads P^T and its stage */
+        w9_wait<0>();              /* the previous tile's P V no longer reads V^T and P^T */
         cp_wait<S9_STAGES - 2>();  /* this tile (and Q) landed: own copies... */
         w9_fence_proxy();
         __syncthreads();           /* ...and everyone's */
@@ -210,36 +239,36 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
 
         /* Hopper's fp8 wgmma keeps ~14 bits while it accumulates: over all 576 dims its error reaches
          * 2.1e-3 of the rms (sm90-layout-test), which cost 3.8e-2 on the check's worst case; one
-         * accumulator over two 32-deep steps still cost 5.6e-3. So every 32-deep step starts from zero
-         * in its own accumulator and is summed in fp32 registers (2.4e-3 there, the bf16 output's own
-         * rounding being 1.9e-3). The steps go through a ring of R accumulators, each its own commit
-         * group, so R - 1 are in flight while one is summed: waiting for each step (or pair) in turn
-         * left the wgmma's latency exposed 9 times a tile, the largest stall in the profile (v12). The
-         * next tile's copies go out in the shadow of the waits. */
-        constexpr int STEPS = MB_DK / 32, R = N == 16 ? 4 : 3;
-        float s[N / 2], acc[R][N / 2];
+         * accumulator over two 32-deep steps still cost 5.6e-3. So every step starts from zero and is
+         * summed in fp32 registers (2.4e-3 there, the bf16 output's own rounding being 1.9e-3). KB
+         * steps share one wait, each in its own accumulator (64-row units have no registers to spare
+         * for a second; six for 16-row units measured 4 % slower than two: the V^T work, not the
+         * wait, bounds them). The V^T work is spread evenly over the waits. */
+        constexpr int KB = N == 64 ? 1 : 2, GROUPS = MB_DK / 32 / KB, VSTEPS = MB_DV / 64;
+        float s[NH / 2], acc[KB][NH / 2];
 #pragma unroll
-        for (int i = 0; i < N / 2; i++) s[i] = 0.0f;
+        for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
 #pragma unroll
-        for (int k = 0; k < STEPS + R - 1; k++) {
-            if (k < STEPS) {
-                w9_fence();
-                w9_fp8<N>::mma(acc[k % R], w9_desc(st + w9_off(0, 32 * k, S9_KSBO), S9_KSBO),
-                               w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
-                w9_commit();
-                next.issue(k * S9_CHUNKS / STEPS, (k + 1) * S9_CHUNKS / STEPS);
-            }
-            if (k >= R - 1) {
-                const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
-                w9_wait_dyn<R - 1>(younger);
-                w9_fence_regs<N / 2>(acc[done % R]);
+        for (int k = 0; k < MB_DK / 32; k += KB) {
+            w9_fence();
 #pragma unroll
-                for (int i = 0; i < N / 2; i++) s[i] += acc[done % R][i];
-            }
+            for (int h = 0; h < KB; h++)
+                w9_fp8<NH>::mma(acc[h], w9_desc(st + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO),
+                                w9_desc(q_addr + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO), 0);
+            w9_commit();
+            next.issue((k / KB) * S9_CHUNKS / GROUPS, (k / KB + 1) * S9_CHUNKS / GROUPS);
+            if constexpr (!VREG)
+#pragma unroll
+                for (int v = (k / KB) * VSTEPS / GROUPS; v < (k / KB + 1) * VSTEPS / GROUPS; v++) transpose_v(sm.v.vt, st, v);
+            w9_wait<0>();
+#pragma unroll
+            for (int h = 0; h < KB; h++)
+#pragma unroll
+                for (int i = 0; i < NH / 2; i++) s[i] += acc[h][i];
         }
         cp_commit();               /* the next tile's copies: one group, as the waits count them */
 
-        /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2. */
+        /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2 of this warpgroup. */
 #pragma unroll
         for (int j = 0; j < RB; j++)
 #pragma unroll
@@ -251,15 +280,15 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
                 v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
                 v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 8));
                 v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 16));
-                if (g == 0) sm.red[warp][8 * j + 2 * t + c] = v;
+                if (g == 0) sm.red[wg][warp][8 * j + 2 * t + c] = v;
             }
-        wg_sync();
+        wg_sync(wg);
 #pragma unroll
         for (int j = 0; j < RB; j++)
 #pragma unroll
             for (int c = 0; c < 2; c++) {
                 int r = 8 * j + 2 * t + c;
-                float mn = fmaxf(fmaxf(sm.red[0][r], sm.red[1][r]), fmaxf(sm.red[2][r], sm.red[3][r]));
+                float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
                 mn = fmaxf(mn, m[j][c]);
                 /* A row that has seen no token yet keeps m = -inf; subtracting 0 instead keeps exp2 off
                  * NaN (-inf - -inf), and its alpha is then 0 where 1 is exact: both multiply o = l = 0. */
@@ -267,38 +296,47 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
                 float alpha = exp2f(m[j][c] - ms), p0 = exp2f(s[4 * j + c] - ms), p1 = exp2f(s[4 * j + 2 + c] - ms);
                 m[j][c] = mn;
                 l[j][c] = l[j][c] * alpha + p0 + p1;    /* this thread's two tokens; summed at the end */
-                int tok = 16 * warp + g;
-                *(__half *)&sm.p[w9_off(r, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
-                *(__half *)&sm.p[w9_off(r, 2 * (tok + 8), S9_HSBO)] = __float2half_rn(p1);
-                if (warp == 0 && g == 0) sm.alpha[r] = alpha;
+                int tok = 16 * warp + g, prow = wg * NH + r;
+                *(__half *)&sm.v.p[w9_off(prow, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
+                *(__half *)&sm.v.p[w9_off(prow, 2 * (tok + 8), S9_HSBO)] = __float2half_rn(p1);
+                if (warp == 0 && g == 0) sm.alpha[prow] = alpha;
             }
         w9_fence_proxy();
-        wg_sync();                 /* P^T and every row's alpha are complete */
+        __syncthreads();           /* P^T, V^T and every row's alpha are complete */
 
-        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2, row 8j + 2t + e % 2 (the V^T
-         * fragment's permuted rows, w9_vt_fragment). */
+        /* o[mb][4j + e]: value dim 256 wg + 64 mb + 16 warp + g + 8 (e / 2), row 8j + 2t + e % 2. */
 #pragma unroll
         for (int j = 0; j < N / 8; j++) {
             float a0 = sm.alpha[8 * j + 2 * t], a1 = sm.alpha[8 * j + 2 * t + 1];
 #pragma unroll
-            for (int mb = 0; mb < MBS; mb++) {
+            for (int mb = 0; mb < 4; mb++) {
                 o[mb][4 * j] *= a0; o[mb][4 * j + 1] *= a1; o[mb][4 * j + 2] *= a0; o[mb][4 * j + 3] *= a1;
             }
         }
-        /* O^T += V^T P^T, V^T as the register operand: per 16-token step, two commit groups of four
-         * 64-dim blocks; a fragment set is rebuilt only after the wgmmas of two groups back, which
-         * read it, are done. */
-        uint32_t f[2][4][4];
+        if constexpr (VREG) {
+            /* A fragments per 16-token step, two sets: a step's set is rebuilt only after the wgmmas
+             * of two steps back, which read it, are done. */
+            uint32_t f[2][4][4];
 #pragma unroll
-        for (int q = 0; q < 2 * S9_TILE / 16; q++) {
-            const int k = q / 2, mb0 = 4 * (q % 2);
-            if (q >= 2) w9_wait<1>();
+            for (int k = 0; k < S9_TILE / 16; k++) {
+                if (k >= 2) w9_wait<1>();
 #pragma unroll
-            for (int i = 0; i < 4; i++) w9_vt_fragment(f[q % 2][i], st, 16 * k, 64 * (mb0 + i) + 16 * warp, S9_KSBO);
+                for (int mb = 0; mb < 4; mb++) w9_vt_fragment(f[k % 2][mb], st, 16 * k, 256 * wg + 64 * mb + 16 * warp, S9_KSBO);
+                w9_fence();
+#pragma unroll
+                for (int mb = 0; mb < 4; mb++)
+                    w9_f16_ra<N>::mma(o[mb], f[k % 2][mb], w9_desc(p_addr + w9_off(0, 32 * k, S9_HSBO), S9_HSBO));
+                w9_commit();
+            }
+        } else {
+            const uint32_t vt_addr = w9_smem_addr(sm.v.vt) + w9_off(256 * wg, 0, S9_HSBO);
             w9_fence();
 #pragma unroll
-            for (int i = 0; i < 4; i++)
-                w9_f16_ra<N>::mma(o[mb0 + i], f[q % 2][i], w9_desc(p_addr + w9_off(0, 32 * k, S9_HSBO), S9_HSBO));
+            for (int mb = 0; mb < 4; mb++)
+#pragma unroll
+                for (int k = 0; k < S9_TILE / 16; k++)
+                    w9_f16<N>::mma(o[mb], w9_desc(vt_addr + w9_off(64 * mb, 32 * k, S9_HSBO), S9_HSBO),
+                                   w9_desc(p_addr + w9_off(0, 32 * k, S9_HSBO), S9_HSBO), 1);
             w9_commit();
         }
     }
@@ -314,17 +352,17 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
             v += __shfl_xor_sync(0xffffffffu, v, 4);
             v += __shfl_xor_sync(0xffffffffu, v, 8);
             v += __shfl_xor_sync(0xffffffffu, v, 16);
-            if (g == 0) sm.red[warp][8 * j + 2 * t + c] = v;
+            if (g == 0) sm.red[wg][warp][8 * j + 2 * t + c] = v;
         }
-    __syncthreads();
+    wg_sync(wg);
     if (warp == 0 && g == 0)
 #pragma unroll
         for (int j = 0; j < RB; j++)
 #pragma unroll
             for (int c = 0; c < 2; c++) {
                 int r = 8 * j + 2 * t + c;
-                sm.row_l[r] = sm.red[0][r] + sm.red[1][r] + sm.red[2][r] + sm.red[3][r];
-                sm.row_m[r] = m[j][c];
+                sm.row_l[wg * NH + r] = sm.red[wg][0][r] + sm.red[wg][1][r] + sm.red[wg][2][r] + sm.red[wg][3][r];
+                sm.row_m[wg * NH + r] = m[j][c];
             }
     __syncthreads();
 
@@ -332,8 +370,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
      * over 32 lanes, so the rows go through shared memory (the stages are idle now) and leave in
      * coalesced 16-byte pieces. Row stride 516 floats: the 4 rows of one store hit different banks. */
     constexpr int OS = MB_DV + 4;
-    static_assert(N * OS * 4 <= S9_STAGES * S9_TILE_BYTES, "the output rows are staged in the KV stages");
-    float *ob = (float *)sm.kv[0];
+    float *ob = (float *)&sm;
 #pragma unroll
     for (int j = 0; j < N / 8; j++)
 #pragma unroll
@@ -341,9 +378,10 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
             int r = 8 * j + 2 * t + c;
             float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv * S9_V_UNSCALE / lr : 0.0f;
 #pragma unroll
-            for (int mb = 0; mb < MBS; mb++)
+            for (int mb = 0; mb < 4; mb++)
 #pragma unroll
-                for (int h = 0; h < 2; h++) ob[r * OS + 64 * mb + 16 * warp + 2 * g + h] = o[mb][4 * j + 2 * h + c] * inv;
+                for (int h = 0; h < 2; h++)
+                    ob[r * OS + 256 * wg + 64 * mb + 16 * warp + (VREG ? 2 * g + h : g + 8 * h)] = o[mb][4 * j + 2 * h + c] * inv;
         }
     __syncthreads();
     if (u.partial < 0) {
@@ -368,7 +406,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
 }
 
 template <int N>
-__global__ void __launch_bounds__(S9_THREADS, S9_CTAS_PER_SM) decode_sm90_kernel(mb_decode_args_t a)
+__global__ void __launch_bounds__(S9_THREADS, 1) decode_sm90_kernel(mb_decode_args_t a)
 {
 #if W9_ENABLED
     extern __shared__ __align__(128) uint8_t smem[];
@@ -392,12 +430,12 @@ extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
     *workers_per_sm = 0;
     if ((e = hipGetDevice(&dev)) != hipSuccess || (e = hipGetDeviceProperties(&prop, dev)) != hipSuccess) return e;
     if (prop.major != 9) return hipSuccess;   /* sm_90a code: Hopper only */
-    if ((e = s9_setup<16>()) != hipSuccess || (e = s9_setup<32>()) != hipSuccess) return e;
-    /* The larger variant bounds the grid; the kernel's design needs two a SM. */
-    if ((e = hipOccupancyMaxActiveBlocksPerMultiprocessor(&occ, decode_sm90_kernel<32>, S9_THREADS,
-                                                          sizeof(s9_smem<32>))) != hipSuccess)
+    if ((e = s9_setup<16>()) != hipSuccess || (e = s9_setup<32>()) != hipSuccess || (e = s9_setup<64>()) != hipSuccess)
         return e;
-    *workers_per_sm = occ < S9_CTAS_PER_SM ? occ : S9_CTAS_PER_SM;
+    if ((e = hipOccupancyMaxActiveBlocksPerMultiprocessor(&occ, decode_sm90_kernel<64>, S9_THREADS,
+                                                          sizeof(s9_smem<64>))) != hipSuccess)
+        return e;
+    *workers_per_sm = occ;
     return hipSuccess;
 }
 
@@ -407,15 +445,15 @@ extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream
     if (a->rows_per_unit != S9_MAX_ROWS || a->num_ctas < 1 || a->q_bf16) return hipErrorInvalidValue;
     int rows = a->heads * a->q_len;
     if (rows <= 16) decode_sm90_kernel<16><<<a->num_ctas, S9_THREADS, sizeof(s9_smem<16>), s>>>(*a);
-    else decode_sm90_kernel<32><<<a->num_ctas, S9_THREADS, sizeof(s9_smem<32>), s>>>(*a);
+    else if (rows <= 32) decode_sm90_kernel<32><<<a->num_ctas, S9_THREADS, sizeof(s9_smem<32>), s>>>(*a);
+    else decode_sm90_kernel<64><<<a->num_ctas, S9_THREADS, sizeof(s9_smem<64>), s>>>(*a);
     return MB_LAUNCH_RESULT();
 }
 
 extern "C" mb_kernel_info_t mb_sm90_info(void)
 {
-    /* Tuning id "sm90-wgmma2": one warpgroup a CTA, two CTAs a SM (the "sm90/..." entries were swept on the
-     * mma.sync kernel, "sm90-wgmma/..." would have been on the two-warpgroup one). */
-    mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1, "sm90-wgmma2", 0 };
+    /* Tuning id "sm90-wgmma": the file's "sm90/..." entries were swept on the earlier mma.sync kernel. */
+    mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1, "sm90-wgmma", 0 };
     return k;
 }
 #endif
