@@ -256,7 +256,6 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
                 w9_fp8<NH>::mma(acc[h], w9_desc(st + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO),
                                 w9_desc(q_addr + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO), 0);
             w9_commit();
-            next.issue((k / KB) * S9_CHUNKS / GROUPS, (k / KB + 1) * S9_CHUNKS / GROUPS);
             if constexpr (!VREG)
 #pragma unroll
                 for (int v = (k / KB) * VSTEPS / GROUPS; v < (k / KB + 1) * VSTEPS / GROUPS; v++) transpose_v(sm.v.vt, st, v);
@@ -265,6 +264,9 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
             for (int h = 0; h < KB; h++)
 #pragma unroll
                 for (int i = 0; i < NH / 2; i++) s[i] += acc[h][i];
+            /* After the sums, not before the wait: a copy holds its address registers until the load
+             * unit takes it, and the sums, allocated to the same registers, stalled on them (v11). */
+            next.issue((k / KB) * S9_CHUNKS / GROUPS, (k / KB + 1) * S9_CHUNKS / GROUPS);
         }
         cp_commit();               /* the next tile's copies: one group, as the waits count them */
 
