@@ -85,24 +85,23 @@ struct tile_copy {
     const uint8_t *src;
     uint32_t dst;
     bool ok, live;
-    /* The thread's part of each chunk's offset is folded in here, so every copy's two addresses are
-     * these registers plus an immediate: a copy holds its address registers until the load unit takes
-     * it, and per-copy address temporaries, reused by the next instructions, stalled them there (the
-     * profile of v10). A row past the end reads nothing (size 0) but still gets a valid address. */
     __device__ __forceinline__ tile_copy(uint32_t st, const mb_decode_args_t &a, int b, int t0, int t1, bool live_)
     {
         int tok = threadIdx.x / 4, t = t0 + tok;
         ok = t < t1;
         live = live_;
-        src = (ok && live ? a.kv + mb_kv_row(a.pages, a.kv_indptr, b, t) * MB_DK : a.kv) + 16 * (threadIdx.x % 4);
-        dst = st + w9_off(tok, 16 * (threadIdx.x % 4), S9_KSBO);
+        src = ok && live ? a.kv + mb_kv_row(a.pages, a.kv_indptr, b, t) * MB_DK : a.kv;
+        dst = st + w9_off(tok, 0, S9_KSBO);
     }
-    /* Chunks [k0, k1) of this thread's 9: bytes 64k + 16 (thread % 4) of its token. */
+    /* Chunks [k0, k1) of this thread's 9. */
     __device__ __forceinline__ void issue(int k0, int k1) const
     {
         if (!live) return;
 #pragma unroll
-        for (int k = k0; k < k1; k++) cp16(dst + 4 * k * W9_LBO, src + 64 * k, ok);
+        for (int k = k0; k < k1; k++) {
+            int c = threadIdx.x % 4 + 4 * k;
+            cp16(dst + w9_off(0, 16 * c, S9_KSBO), src + (ok ? 16 * c : 0), ok);
+        }
     }
 };
 #define S9_CHUNKS (MB_DK / 16 / 4)
@@ -256,6 +255,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
                 w9_fp8<NH>::mma(acc[h], w9_desc(st + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO),
                                 w9_desc(q_addr + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO), 0);
             w9_commit();
+            next.issue((k / KB) * S9_CHUNKS / GROUPS, (k / KB + 1) * S9_CHUNKS / GROUPS);
             if constexpr (!VREG)
 #pragma unroll
                 for (int v = (k / KB) * VSTEPS / GROUPS; v < (k / KB + 1) * VSTEPS / GROUPS; v++) transpose_v(sm.v.vt, st, v);
@@ -264,9 +264,6 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
             for (int h = 0; h < KB; h++)
 #pragma unroll
                 for (int i = 0; i < NH / 2; i++) s[i] += acc[h][i];
-            /* After the sums, not before the wait: a copy holds its address registers until the load
-             * unit takes it, and the sums, allocated to the same registers, stalled on them (v11). */
-            next.issue((k / KB) * S9_CHUNKS / GROUPS, (k / KB + 1) * S9_CHUNKS / GROUPS);
         }
         cp_commit();               /* the next tile's copies: one group, as the waits count them */
 

@@ -44,23 +44,6 @@ __device__ __forceinline__ uint64_t w9_desc(uint32_t addr, uint32_t sbo)
 __device__ __forceinline__ void w9_fence() { W9_ASM("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void w9_commit() { W9_ASM("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void w9_wait() { W9_ASM("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
-/* wait_group with a count known only after unrolling (a loop's tail); up to MAX. */
-template <int MAX> __device__ __forceinline__ void w9_wait_dyn(int n)
-{
-    if constexpr (MAX > 0) {
-        if (n >= MAX) { w9_wait<MAX>(); return; }
-        w9_wait_dyn<MAX - 1>(n);
-    } else {
-        w9_wait<0>();
-    }
-}
-/* The registers a wgmma wrote are read only after the wait that covers it: the wait's asm does not name
- * them, so without this the compiler may move their first use above it. */
-template <int N> __device__ __forceinline__ void w9_fence_regs(float *r)
-{
-#pragma unroll
-    for (int i = 0; i < N; i++) asm volatile("" : "+f"(r[i])::"memory");
-}
 /* Ordinary (generic-proxy) shared-memory writes that a wgmma reads next must be fenced by the writer
  * before the barrier that publishes them. */
 __device__ __forceinline__ void w9_fence_proxy() { W9_ASM("fence.proxy.async.shared::cta;\n" ::: "memory"); }

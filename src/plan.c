@@ -69,10 +69,6 @@ static int count_units(const mb_plan_params_t *p, int splits, int groups, int *s
     return units;
 }
 
-/* Units in the order batch, split, row group: the row groups of one KV range are neighbours, so the
- * workers that hold them read that range at about the same time and all but the first find it in L2
- * (a kernel whose units hold fewer rows than a batch has reads each range once per group). Slots stay
- * numbered group by group, so a reduce job's slots are contiguous and in KV order. */
 static void fill_units(const mb_plan_params_t *p, mb_plan_t *pl, int splits, int groups, int rows)
 {
     int u = 0, slot = 0, g = 0;
@@ -81,17 +77,13 @@ static void fill_units(const mb_plan_params_t *p, mb_plan_t *pl, int splits, int
         int n = len > 0 ? ceil_div(len, chunk) : 1;
         for (int grp = 0; grp < groups; grp++) {
             int r0 = grp * p->rows_per_unit, r1 = r0 + p->rows_per_unit < rows ? r0 + p->rows_per_unit : rows;
-            if (n > 1) pl->reduce[g++] = (mb_reduce_t){ b, r0, r1, slot + grp * n, slot + (grp + 1) * n };
-        }
-        for (int s = 0; s < n; s++) {
-            int k0 = s * chunk, k1 = k0 + chunk < len ? k0 + chunk : len;
-            for (int grp = 0; grp < groups; grp++) {
-                int r0 = grp * p->rows_per_unit, r1 = r0 + p->rows_per_unit < rows ? r0 + p->rows_per_unit : rows;
+            if (n > 1) pl->reduce[g++] = (mb_reduce_t){ b, r0, r1, slot, slot + n };
+            for (int s = 0; s < n; s++) {
+                int k0 = s * chunk, k1 = k0 + chunk < len ? k0 + chunk : len;
                 pl->work[u++] = (mb_work_t){ b, r0, r1, pl->kv_indptr[b] + k0, pl->kv_indptr[b] + k1,
-                                             n > 1 ? slot + grp * n + s : -1 };
+                                             n > 1 ? slot++ : -1 };
             }
         }
-        if (n > 1) slot += groups * n;
     }
 }
 
@@ -135,19 +127,13 @@ static void assign_ctas(mb_plan_t *pl, int max_ctas)
     pl->work_indptr[pl->num_ctas] = pl->num_units;
 }
 
-/* The planted bug: the first split of the plan ends one token late, so that token is counted twice. */
 static void shift_first_boundary(mb_plan_t *pl)
 {
-    for (int u = 0; u < pl->num_units; u++) {
-        mb_work_t *a = &pl->work[u];
-        if (a->partial < 0) continue;
-        for (int v = 0; v < pl->num_units; v++) {
-            mb_work_t *b = &pl->work[v];
-            if (b->partial == a->partial + 1 && b->batch == a->batch && b->row_begin == a->row_begin &&
-                a->kv_end == b->kv_begin) {
-                a->kv_end += 1;
-                return;
-            }
+    for (int u = 0; u + 1 < pl->num_units; u++) {
+        mb_work_t *a = &pl->work[u], *b = &pl->work[u + 1];
+        if (a->partial >= 0 && b->partial == a->partial + 1 && a->batch == b->batch && a->kv_end == b->kv_begin) {
+            a->kv_end += 1;   /* token kv_end is now counted by two splits */
+            return;
         }
     }
 }
