@@ -20,21 +20,21 @@ NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 if [ -z "${ONLY_PROBES:-}" ]; then
 # Every step is bounded: a kernel that hangs (a copy barrier that never completes) must not take the
 # device call's whole time with it.
-timeout 60 build/sm90-layout-test > "$W/layout.log" 2>&1; echo "layout test: $(tail -1 "$W/layout.log")"
-timeout -s INT 180 $B run --quiet --kernel sm90 --out "$W/c" tests/gpu/correctness.json > "$W/correctness.log" 2>&1
+timeout -k 10 60 build/sm90-layout-test > "$W/layout.log" 2>&1; echo "layout test: $(tail -1 "$W/layout.log")"
+timeout -k 10 -s INT 180 $B run --quiet --kernel sm90 --out "$W/c" tests/gpu/correctness.json > "$W/correctness.log" 2>&1
 echo "correctness: exit $?; failing: $(awk -F, 'NR > 1 && $NF != "pass"' "$W/c/correctness.csv" | cut -d, -f1 | tr '\n' ' ')"
 for f in drop-token wrong-scale split-shift; do
-    timeout -s INT 60 $B run --quiet --kernel sm90 --inject-fault "$f" --out "$W/n-$f" tests/gpu/negative.json > /dev/null 2>&1
+    timeout -k 10 -s INT 60 $B run --quiet --kernel sm90 --inject-fault "$f" --out "$W/n-$f" tests/gpu/negative.json > /dev/null 2>&1
     echo "$f: caught in $(awk -F, 'NR > 1 && $NF == "fail"' "$W/n-$f/negative.csv" | wc -l) of $(($(wc -l < "$W/n-$f/negative.csv") - 1))"
 done
-timeout -s INT 120 $B run --quiet --kernel sm90 --out "$W/m" "${CONFIG:-configs/mixed-mla.json}" > "$W/run.log" 2>&1
+timeout -k 10 -s INT 120 $B run --quiet --kernel sm90 --out "$W/m" "${CONFIG:-configs/mixed-mla.json}" > "$W/run.log" 2>&1
 head -n 20 "$W/run.log"
 fi
 for p in ${PROBES:-}; do
     IFS=, read -r b q h kv <<< "$p"
     printf '{"cases":[{"name":"probe","batch":%s,"q_len":%s,"heads":%s,"kv_len":%s,"mode":"eager","warmup":1,"min_runs":1,"max_runs":1}]}' \
         "$b" "$q" "$h" "$kv" > "$W/probe.json"
-    timeout 120 "$NCU" -k regex:decode_sm90 -c 1 -o "$W/rep-$b-$q-$h-$kv" --section SpeedOfLight --section WarpStateStats --section SourceCounters \
+    timeout -k 10 120 "$NCU" -k regex:decode_sm90 -c 1 -o "$W/rep-$b-$q-$h-$kv" --section SpeedOfLight --section WarpStateStats --section SourceCounters \
         --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
         $B run --kernel sm90 --out "$W/probe" "$W/probe.json" > "$W/ncu-log-$b-$q-$h-$kv.txt" 2>&1
     "$NCU" -i "$W/rep-$b-$q-$h-$kv.ncu-rep" > "$W/ncu-$b-$q-$h-$kv.txt" 2>&1
