@@ -20,7 +20,11 @@ NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 if [ -z "${ONLY_PROBES:-}" ]; then
 # Every step is bounded: a kernel that hangs (a copy barrier that never completes) must not take the
 # device call's whole time with it.
-timeout -k 10 60 build/sm90-layout-test > "$W/layout.log" 2>&1; echo "layout test: $(tail -1 "$W/layout.log")"
+timeout -k 10 60 build/sm90-layout-test > "$W/layout.log" 2>&1
+rc=$?; echo "layout test: exit $rc: $(tail -1 "$W/layout.log")"
+if [ $rc -ne 0 ]; then   # the kernel is built from the same pieces: no point running it
+    cat "$W/layout.log"; tar -C "$OUT" -czf "$OUT/iter.tgz" iter; exit 1
+fi
 timeout -k 10 -s INT 180 $B run --quiet --kernel sm90 --out "$W/c" tests/gpu/correctness.json > "$W/correctness.log" 2>&1
 echo "correctness: exit $?; failing: $(awk -F, 'NR > 1 && $NF != "pass"' "$W/c/correctness.csv" | cut -d, -f1 | tr '\n' ' ')"
 for f in drop-token wrong-scale split-shift; do
