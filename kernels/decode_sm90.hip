@@ -18,7 +18,7 @@
  *  - The fp8 wgmma's own accumulator is too coarse for long dot products (see the score loop), so
  *    every 32 dims of S are added up in fp32 registers.
  * KV tiles arrive three stages deep by the TMA unit (cp.async.bulk.tensor, an mbarrier a stage), in
- * boxes of 64 bytes x 8 rows (x 1 row for pages of other sizes) through the page table, laid out with
+ * boxes of 64 bytes x 8 rows (fewer for pages of other sizes) through the page table, laid out with
  * the 64-byte swizzle (w9_sw64_off). Rows past a unit's end hold other tokens of the cache (finite
  * fp8 codes, so P = 0 times them is 0) or the TMA's zero fill past the cache's end. With q_src_cast
  * the kernel also does the cast-free Q cast itself (bf16 -> saturating fp8, scale 1): no extra pass. */
@@ -83,22 +83,18 @@ __device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128
 /* V^T comes out of w9_f16x2_even / odd (sm90_wgmma.h) x 2^-8; the output undoes it. */
 #define S9_V_UNSCALE 256.0f
 
-/* Tile [t0, t0 + 64) of the unit into stage `st` by the TMA unit: boxes of 64 bytes x box rows, one a
- * thread (72 a tile for 8-row boxes), each box's first token resolved through the page table; a box
- * that starts past the unit's end reads row 0 instead, so every box lands and the byte count the
- * barrier waits for is always a whole tile. The copies need no thread after this: a thread that
- * issued per-thread cp.async held its address registers until the load unit took them, which was the
- * kernel's largest stall (results/NOTES.md, v10-v15). */
+/* Tile [t0, t0 + 64) of the unit into stage `st` (w9_load_kv_tile): each run's first token resolved
+ * through the page table; a run that starts past the unit's end reads row 0 instead, so every run
+ * lands and the barrier always waits for a whole tile. The copies need no thread after this: a
+ * thread that issued per-thread cp.async held its address registers until the load unit took them,
+ * which was the kernel's largest stall (results/NOTES.md, v10-v15). */
 __device__ __forceinline__ void issue_tile(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
                                            int b, int t0, int t1)
 {
-    const int box = a.kv_map.box_rows, n = MB_DK / 64 * (S9_TILE / box);
     if (threadIdx.x == 0) w9_mbar_expect(bar, S9_TILE_BYTES);
-    for (int i = threadIdx.x; i < n; i += S9_THREADS) {
-        int grp = i / (MB_DK / 64), slice = i % (MB_DK / 64), t = t0 + grp * box;
-        int row = t < t1 ? (int)mb_kv_row(a.pages, a.kv_indptr, b, t) : 0;
-        w9_tma_load(st + slice * S9_SLICE + grp * box * 64, map, 64 * slice, row, bar);
-    }
+    w9_load_kv_tile(st, map, a.kv, a.kv_map.box_rows, bar,
+                    [&](int r) { int t = t0 + r; return t < t1 ? (int)mb_kv_row(a.pages, a.kv_indptr, b, t) : 0; },
+                    threadIdx.x, S9_THREADS);
 }
 
 /* Q rows of the unit, all by cp.async in the first tile's copy group (one DRAM latency, not one per
@@ -466,12 +462,13 @@ extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream
     return MB_LAUNCH_RESULT();
 }
 
-/* 8-row boxes where every 8-token group of a batch is one run of rows (a flat cache; pages of a
- * multiple of 8 tokens, since units start at multiples of 64 tokens of their batch), else 1-row boxes. */
+/* Runs of 8 rows where every 8-token group of a batch is one run in the cache (a flat cache; pages of
+ * a multiple of 8 tokens, since units start at multiples of 64 tokens of their batch), else of 4 or
+ * 2, else single rows (w9_load_kv_tile). */
 extern "C" int mb_sm90_describe_kv(const uint8_t *kv, int64_t rows, int page_size, mb_kv_map_t *m)
 {
     CUtensorMap map;
-    int box = page_size == 0 || page_size % 8 == 0 ? 8 : 1;
+    int box = page_size == 0 || page_size % 8 == 0 ? 8 : page_size % 4 == 0 ? 4 : page_size % 2 == 0 ? 2 : 1;
     int rc = w9_encode_kv_map(&map, kv, (uint64_t)rows, box);
     if (rc) return rc;
     memcpy(m->desc, &map, sizeof map);

@@ -40,8 +40,8 @@ __host__ __device__ __forceinline__ uint32_t w9_sw64_off(int row, int kbyte, int
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 /* The TMA unit's description of a KV cache of `rows` rows x 576 bytes (device memory at kv), read in
- * boxes of 64 bytes x box_rows rows with the 64-byte swizzle (w9_sw64_off). box_rows is 8 where every
- * 8-token group of a batch lies in one run of rows (a flat cache, pages of a multiple of 8), else 1.
+ * boxes of 64 bytes x box_rows rows with the 64-byte swizzle (w9_sw64_off): box_rows 8, 4 or 2
+ * (w9_load_kv_tile).
  * The driver's encoder is found through the runtime, so nothing links against libcuda. 0 or a
  * CUresult (-1: the driver has no encoder). */
 static inline int w9_encode_kv_map(CUtensorMap *map, const void *kv, uint64_t rows, int box_rows)
@@ -115,6 +115,36 @@ __device__ __forceinline__ void w9_tma_load(uint32_t dst, const void *map, int x
 {
     W9_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
            ::"r"(dst), "l"(map), "r"(x), "r"(y), "r"(w9_smem_addr(bar)) : "memory");
+}
+
+/* `bytes` contiguous bytes (a multiple of 16, both ends 16-byte aligned) into shared memory at dst. */
+__device__ __forceinline__ void w9_bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint64_t *bar)
+{
+    W9_ASM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+           ::"r"(dst), "l"(src), "r"(bytes), "r"(w9_smem_addr(bar)) : "memory");
+}
+
+/* A 64-row KV tile (576 bytes a row) into shared memory at `tile` (1024-byte aligned) in the
+ * w9_sw64_off layout; its 36864 bytes are counted down on `bar` (the caller expects them). Tile rows
+ * come in runs of `box` (8, 4 or 2: boxes of the tensor map `map`, whose destinations stay 128-byte
+ * aligned as the TMA unit requires), run r (a multiple of box) from cache row row_of(r). Box 1
+ * (pages of an odd size) moves every 16-byte chunk by itself (2304 a tile) from the cache at kv.
+ * Thread tid of nthreads issues its share. */
+template <class RowOf>
+__device__ __forceinline__ void w9_load_kv_tile(uint32_t tile, const void *map, const uint8_t *kv, int box, uint64_t *bar,
+                                                RowOf row_of, int tid, int nthreads)
+{
+    if (box > 1) {
+        for (int i = tid; i < 9 * (64 / box); i += nthreads) {
+            int run = i / 9, slice = i % 9;
+            w9_tma_load(tile + slice * 64 * 64 + run * box * 64, map, 64 * slice, row_of(run * box), bar);
+        }
+    } else {
+        for (int i = tid; i < 64 * 36; i += nthreads) {
+            int r = i / 36, c = i % 36;
+            w9_bulk_load(tile + w9_sw64_off(r, 16 * c, 64), kv + (int64_t)row_of(r) * 576 + 16 * c, 16, bar);
+        }
+    }
 }
 
 __device__ __forceinline__ void w9_fence() { W9_ASM("wgmma.fence.sync.aligned;\n" ::: "memory"); }
