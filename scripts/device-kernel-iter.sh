@@ -7,6 +7,7 @@
 #   PROBES="b,q,h,kv ..."   shapes to profile, e.g. PROBES="4,1,32,1024 128,4,16,8192"
 #   CONFIG=...              what to time (default configs/mixed-mla.json)
 #   ONLY_PROBES=1           skip the tests and the timed run (a profiling-only call)
+#   BUILD=build-x           the build folder to use (default build): two variants, one call each
 # Each probe also leaves its report and a per-SASS-instruction table of stall samples (src-*.csv).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -14,13 +15,14 @@ OUT=${OUT:-device-out}
 W=$OUT/iter
 mkdir -p "$W"
 export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-B=build/mla-bench
+BUILD=${BUILD:-build}
+B=$BUILD/mla-bench
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 
 if [ -z "${ONLY_PROBES:-}" ]; then
 # Every step is bounded: a kernel that hangs (a copy barrier that never completes) must not take the
 # device call's whole time with it.
-timeout -k 10 60 build/sm90-layout-test > "$W/layout.log" 2>&1
+timeout -k 10 60 $BUILD/sm90-layout-test > "$W/layout.log" 2>&1
 rc=$?; echo "layout test: exit $rc: $(tail -1 "$W/layout.log")"
 if [ $rc -ne 0 ]; then   # the kernel is built from the same pieces: no point running it
     cat "$W/layout.log"; tar -C "$OUT" -czf "$OUT/iter.tgz" iter; exit 1
@@ -45,5 +47,5 @@ for p in ${PROBES:-}; do
     "$NCU" -i "$W/rep-$b-$q-$h-$kv.ncu-rep" --page source --csv --print-source sass > "$W/src-$b-$q-$h-$kv.csv" 2>&1
     echo "ncu $p:"; grep -E "Duration|issue_stalled" "$W/ncu-$b-$q-$h-$kv.txt" | sort -k3 -g | tail -6
 done
-cuobjdump --dump-sass build/kernels/decode_sm90.o > "$W/sass.txt" 2>&1 || true
+cuobjdump --dump-sass $BUILD/kernels/decode_sm90.o > "$W/sass.txt" 2>&1 || true
 tar -C "$OUT" -czf "$OUT/iter.tgz" iter && rm -rf "$W"
