@@ -2,20 +2,21 @@
 # One device call per kernel iteration (what the wgmma kernel's steps used, results/NOTES.md): the
 # sm90 layout test, the sm90 correctness sweep and planted bugs, mixed-mla timed, and optionally Nsight
 # Compute on a few shapes (stall reasons, speed of light) and the kernel's SASS. Everything lands in
-# $OUT/iter.tgz (one file: the device tool brings back few). Expects a binary built here and .deps/lib
+# $OUT/iter-<build folder>.tgz (one file a run: the device tool brings back few). Expects a binary built here and .deps/lib
 # (scripts/bundle-deps.sh).
 #   PROBES="b,q,h,kv ..."   shapes to profile, e.g. PROBES="4,1,32,1024 128,4,16,8192"
 #   CONFIG=...              what to time (default configs/mixed-mla.json)
 #   ONLY_PROBES=1           skip the tests and the timed run (a profiling-only call)
-#   BUILD=build-x           the build folder to use (default build): two variants, one call each
+#   BUILD=build-x           the build folder to use (default build); run the script once per folder
+#                           to time two builds in one device call
 # Each probe also leaves its report and a per-SASS-instruction table of stall samples (src-*.csv).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-device-out}
-W=$OUT/iter
+BUILD=${BUILD:-build}
+W=$OUT/iter-$BUILD
 mkdir -p "$W"
 export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-BUILD=${BUILD:-build}
 B=$BUILD/mla-bench
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 
@@ -25,7 +26,7 @@ if [ -z "${ONLY_PROBES:-}" ]; then
 timeout -k 10 60 $BUILD/sm90-layout-test > "$W/layout.log" 2>&1
 rc=$?; echo "layout test: exit $rc: $(tail -1 "$W/layout.log")"
 if [ $rc -ne 0 ]; then   # the kernel is built from the same pieces: no point running it
-    cat "$W/layout.log"; tar -C "$OUT" -czf "$OUT/iter.tgz" iter; exit 1
+    cat "$W/layout.log"; tar -C "$OUT" -czf "$W.tgz" "iter-$BUILD"; exit 1
 fi
 timeout -k 10 -s INT 180 $B run --quiet --kernel sm90 --out "$W/c" tests/gpu/correctness.json > "$W/correctness.log" 2>&1
 echo "correctness: exit $?; failing: $(awk -F, 'NR > 1 && $NF != "pass"' "$W/c/correctness.csv" | cut -d, -f1 | tr '\n' ' ')"
@@ -48,4 +49,4 @@ for p in ${PROBES:-}; do
     echo "ncu $p:"; grep -E "Duration|issue_stalled" "$W/ncu-$b-$q-$h-$kv.txt" | sort -k3 -g | tail -6
 done
 cuobjdump --dump-sass $BUILD/kernels/decode_sm90.o > "$W/sass.txt" 2>&1 || true
-tar -C "$OUT" -czf "$OUT/iter.tgz" iter && rm -rf "$W"
+tar -C "$OUT" -czf "$W.tgz" "iter-$BUILD" && rm -rf "$W"
