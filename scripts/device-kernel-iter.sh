@@ -2,8 +2,8 @@
 # One device call per kernel iteration (what the wgmma kernel's steps used, results/NOTES.md): the
 # sm90 layout test, the sm90 correctness sweep and planted bugs, mixed-mla timed, and optionally Nsight
 # Compute on a few shapes (stall reasons, speed of light) and the kernel's SASS. Everything lands in
-# $OUT/iter-<build folder>.tgz (one file a run: the device tool brings back few). Expects a binary built here and .deps/lib
-# (scripts/bundle-deps.sh).
+# $OUT/iter-<build folder>.tgz (one file a run: the device tool brings back few). Expects a binary
+# built here and .deps/lib (scripts/bundle-deps.sh).
 #   PROBES="b,q,h,kv ..."   shapes to profile, e.g. PROBES="4,1,32,1024 128,4,16,8192"
 #   CONFIG=...              what to time (default configs/mixed-mla.json)
 #   ONLY_PROBES=1           skip the tests and the timed run (a profiling-only call)
@@ -26,7 +26,7 @@ if [ -z "${ONLY_PROBES:-}" ]; then
 timeout -k 10 60 $BUILD/sm90-layout-test > "$W/layout.log" 2>&1
 rc=$?; echo "layout test: exit $rc: $(tail -1 "$W/layout.log")"
 if [ $rc -ne 0 ]; then   # the kernel is built from the same pieces: no point running it
-    cat "$W/layout.log"; tar -C "$OUT" -czf "$W.tgz" "iter-$BUILD"; exit 1
+    cat "$W/layout.log"; tar -C "$OUT" -czf "$W.tgz" "iter-$BUILD" && rm -rf "$W"; exit 1
 fi
 timeout -k 10 -s INT 180 $B run --quiet --kernel sm90 --out "$W/c" tests/gpu/correctness.json > "$W/correctness.log" 2>&1
 echo "correctness: exit $?; failing: $(awk -F, 'NR > 1 && $NF != "pass"' "$W/c/correctness.csv" | cut -d, -f1 | tr '\n' ' ')"
