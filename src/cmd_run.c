@@ -157,8 +157,8 @@ static int parse_args(int argc, char **argv, mb_runner_t *r, run_opts_t *o)
         } else return mb_die(MB_EXIT_USAGE, "run: unknown option '%s' (see mla-bench run --help)", argv[i]);
         if (!v || !*v) return mb_die(MB_EXIT_USAGE, "run: %s needs a value", argv[i - (v != NULL)]);
     }
-    if (strcmp(r->kernel, "auto") && strcmp(r->kernel, "portable") && strcmp(r->kernel, "sm90"))
-        return mb_die(MB_EXIT_USAGE, "run: --kernel: expected auto, portable or sm90, got '%s'", r->kernel);
+    int rc = mb_runner_check_kernel(r, "run");
+    if (rc) return rc;
     if (i >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
     if (o->baseline && argc - i != 1)
         return mb_die(MB_EXIT_USAGE, "run: --baseline compares one config's results; got %d configs", argc - i);

@@ -69,8 +69,8 @@ static int parse_args(int argc, char **argv, mb_runner_t *r, sweep_opts_t *o)
     if (o->splits_arg && parse_splits(o->splits_arg, tmp, MB_SWEEP_MAX_POINTS, &n))
         return mb_die(MB_EXIT_USAGE, "sweep: --splits: expected auto-range or a comma-separated list of integers in "
                       "[1, %d] (at most %d), got '%s'", MB_MAX_SPLITS, MB_SWEEP_MAX_POINTS, o->splits_arg);
-    if (strcmp(r->kernel, "auto") && strcmp(r->kernel, "portable") && strcmp(r->kernel, "sm90"))
-        return mb_die(MB_EXIT_USAGE, "sweep: --kernel: expected auto, portable or sm90, got '%s'", r->kernel);
+    int rc = mb_runner_check_kernel(r, "sweep");
+    if (rc) return rc;
     if (i >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
     o->first = i;
     return 0;

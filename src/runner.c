@@ -39,6 +39,13 @@ static int select_kernel(mb_runner_t *r)
     return 0;
 }
 
+int mb_runner_check_kernel(const mb_runner_t *r, const char *cmd)
+{
+    if (strcmp(r->kernel, "auto") && strcmp(r->kernel, "portable") && strcmp(r->kernel, "sm90"))
+        return mb_die(MB_EXIT_USAGE, "%s: --kernel: expected auto, portable or sm90, got '%s'", cmd, r->kernel);
+    return 0;
+}
+
 int mb_runner_open(mb_runner_t *r)
 {
     char err[512];

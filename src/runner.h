@@ -27,6 +27,9 @@ typedef struct mb_runner {
 } mb_runner_t;
 
 
+/* --kernel's value names a kernel the tool has: 0, or MB_EXIT_USAGE with a message naming `cmd`. */
+int mb_runner_check_kernel(const mb_runner_t *r, const char *cmd);
+
 /* Opens the GPU, picks the kernel, measures copy bandwidth and launch floor. 0 or an exit code (the
  * message already printed). */
 int mb_runner_open(mb_runner_t *r);
