@@ -80,7 +80,8 @@ __device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128
 /* Copies of tile [t0, t0 + 64) into a stage: thread i loads token i / 4, 16-byte chunks i % 4 + 4k,
  * so a warp writes 8 consecutive rows x 4 chunks (512 contiguous bytes) and one page lookup serves
  * all nine chunks. The copies are issued a few at a time between the score wgmmas (tile_copy::issue):
- * issued all at once after the barrier, they queued in front of the first score wgmma, and the profile put 28 % of all stall samples on them (results/NOTES.md, v10). */
+ * issued all at once after the barrier, they queued in front of the first score wgmma, and the
+ * profile put 28 % of all stall samples on them (results/NOTES.md, v10). */
 struct tile_copy {
     const uint8_t *src;
     uint32_t dst;

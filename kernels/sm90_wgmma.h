@@ -84,25 +84,9 @@ template <> struct w9_fp8<32> {
     }
 };
 
-/* D (64 x N, f32) (+)= A (64 x 16, f16) B^T (N x 16, f16), both K-major (no transpose flags). */
+/* D (64 x N, f32) (+)= A (64 x 16, f16) B^T (N x 16, f16), both K-major (no transpose flags): the P V
+ * of 64-row units, whose V^T is a shared copy (smaller units take V^T from registers, w9_f16_ra). */
 template <int N> struct w9_f16;
-template <> struct w9_f16<16> {
-    __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b, int accumulate)
-    {
-        W9_ASM("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, %8, %9, p, 1, 1, 0, 0;\n}\n"
-                     : W9_R8(0) : "l"(a), "l"(b), "r"(accumulate));
-    }
-};
-template <> struct w9_f16<32> {
-    __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b, int accumulate)
-    {
-        W9_ASM("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,"
-                     "%13,%14,%15}, %16, %17, p, 1, 1, 0, 0;\n}\n"
-                     : W9_R16(0) : "l"(a), "l"(b), "r"(accumulate));
-    }
-};
 template <> struct w9_f16<64> {
     __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b, int accumulate)
     {

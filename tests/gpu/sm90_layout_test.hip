@@ -272,8 +272,8 @@ int main(void)
     CHECK(cudaGetDeviceProperties(&p, 0));
     if (p.major != 9) { fprintf(stderr, "sm90-layout-test: needs a Hopper GPU (found sm_%d%d)\n", p.major, p.minor); return 4; }
     int failed = test_cast() + test_vreg<16>() + test_vreg<32>() + test_fp8<8, 18>(0) + test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) +
-                 test_f16<16>() + test_f16<32>() + test_f16<64>();
+                 test_f16<64>();
     test_fp8<32, 18>(1); test_fp8<32, 6>(1); test_fp8<32, 3>(1); test_fp8<32, 2>(1); test_fp8<32, 1>(1);
-    printf("%d passed, %d failed\n", 10 - failed, failed);
+    printf("%d passed, %d failed\n", 8 - failed, failed);
     return failed ? 1 : 0;
 }
