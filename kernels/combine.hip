@@ -1,12 +1,14 @@
 /* Merges the partial rows of split batches: o = sum_i w_i o_i / sum_i w_i with w_i = 2^(lse_i - max).
  * Batches that were not split wrote their output directly and have no reduce entry, so they cost
- * nothing here. One block per (reduce entry, row); a thread owns 4 value dims. */
+ * nothing here. One block per (reduce entry, row); a thread owns 4 value dims. Launched after the decode
+ * with programmatic dependent launch where the GPU has it (gpu.h, mb_launch_after). */
 #include "common.h"
 
 #define CB_THREADS (MB_DV / 4)
 
 __global__ void __launch_bounds__(CB_THREADS) combine_kernel(mb_combine_args_t a)
 {
+    MB_WAIT_PREVIOUS_GRID();   /* launched to overlap the decode's tail: its partials are complete after this */
     const mb_reduce_t g = a.reduce[blockIdx.x];
     int r = blockIdx.y;
     if (g.row_begin + r >= g.row_end) return;
@@ -38,6 +40,6 @@ __global__ void __launch_bounds__(CB_THREADS) combine_kernel(mb_combine_args_t a
 extern "C" hipError_t mb_launch_combine(const mb_combine_args_t *a, hipStream_t s)
 {
     if (a->num_reduce == 0) return hipSuccess;
-    combine_kernel<<<dim3(a->num_reduce, a->rows_per_unit), CB_THREADS, 0, s>>>(*a);
-    return MB_LAUNCH_RESULT();
+    /* Its blocks may be scheduled as the decode's blocks exit, instead of after a launch gap. */
+    return mb_launch_after(combine_kernel, dim3(a->num_reduce, a->rows_per_unit), dim3(CB_THREADS), s, *a);
 }

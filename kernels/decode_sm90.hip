@@ -17,8 +17,11 @@
  *    score wgmma runs.
  *  - The fp8 wgmma's own accumulator is too coarse for long dot products (see the score loop), so
  *    every 32 dims of S are added up in fp32 registers.
- * KV tiles arrive by cp.async three stages deep (paged or flat: each thread resolves one token's row),
- * zero-filled past the end so no stale byte (an fp8 NaN) can reach the P V product. With q_src_cast
+ * KV tiles arrive three stages deep by the TMA unit (cp.async.bulk.tensor, an mbarrier a stage), laid
+ * out with the 64-byte swizzle (w9_sw64_off): one 3-D box a tile from one thread where a tile is one
+ * run of the cache (flat, pages of a multiple of 64), else boxes of 8/4/2 rows through the page table
+ * (w9_load_kv_tile). Rows past a unit's end hold other tokens of the cache (finite
+ * fp8 codes, so P = 0 times them is 0) or the TMA's zero fill past the cache's end. With q_src_cast
  * the kernel also does the cast-free Q cast itself (bf16 -> saturating fp8, scale 1): no extra pass. */
 #include "common.h"
 #include "sm90_wgmma.h"
@@ -26,13 +29,15 @@
 #if MB_HAVE_SM90
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <string.h>
 
 #define S9_THREADS 256
 #define S9_MAX_ROWS 64
 #define S9_TILE 64
 #define S9_STAGES 3
-#define S9_KSBO (MB_DK / 16 * W9_LBO)           /* KV and Q row-group stride: 36 core matrices */
-#define S9_TILE_BYTES (S9_TILE / 8 * S9_KSBO)
+#define S9_KSBO (MB_DK / 16 * W9_LBO)           /* Q's row-group stride: 36 core matrices */
+#define S9_TILE_BYTES (S9_TILE * MB_DK)
+#define S9_SLICE (S9_TILE * 64)                 /* a 64-byte slice of every row of a tile (w9_sw64_off) */
 /* V^T and P^T (f16, K = 64 tokens = 8 core matrices): 1024 bytes a row group plus 16, so the 8 row
  * groups a warp's transposed stores touch fall on different banks. */
 #define S9_HSBO (S9_TILE * 2 / 16 * W9_LBO + 16)
@@ -57,6 +62,7 @@ template <int N> struct s9_vbuf<N, true> {
     };
 };
 
+/* The stages come first and the block is 1024-byte aligned (the swizzle is a function of the address). */
 template <int N> struct s9_smem {
     uint8_t kv[S9_STAGES][S9_TILE_BYTES];
     s9_vbuf<N, S9_VREG(N)> v;
@@ -64,6 +70,7 @@ template <int N> struct s9_smem {
     float red[2][4][N / 2];     /* per-warp row maxima (and, at the end, row sums) */
     float alpha[N];             /* this tile's rescale factor of each row */
     float row_m[N], row_l[N];   /* each row's final max and sum */
+    uint64_t bar[S9_STAGES];    /* each stage's copy barrier */
 };
 
 __device__ __forceinline__ void cp16(uint32_t dst, const void *src, bool valid)
@@ -77,35 +84,39 @@ __device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128
 /* V^T comes out of w9_f16x2_even / odd (sm90_wgmma.h) x 2^-8; the output undoes it. */
 #define S9_V_UNSCALE 256.0f
 
-/* Copies of tile [t0, t0 + 64) into a stage: thread i loads token i / 4, 16-byte chunks i % 4 + 4k,
- * so a warp writes 8 consecutive rows x 4 chunks (512 contiguous bytes) and one page lookup serves
- * all nine chunks. The copies are issued a few at a time between the score wgmmas (tile_copy::issue):
- * issued all at once after the barrier, they queued in front of the first score wgmma, and the
- * profile put 28 % of all stall samples on them (results/NOTES.md, v10). */
-struct tile_copy {
-    const uint8_t *src;
-    uint32_t dst;
-    bool ok, live;
-    __device__ __forceinline__ tile_copy(uint32_t st, const mb_decode_args_t &a, int b, int t0, int t1, bool live_)
-    {
-        int tok = threadIdx.x / 4, t = t0 + tok;
-        ok = t < t1;
-        live = live_;
-        src = ok && live ? a.kv + mb_kv_row(a.pages, a.kv_indptr, b, t) * MB_DK : a.kv;
-        dst = st + w9_off(tok, 0, S9_KSBO);
-    }
-    /* Chunks [k0, k1) of this thread's 9. */
-    __device__ __forceinline__ void issue(int k0, int k1) const
-    {
-        if (!live) return;
-#pragma unroll
-        for (int k = k0; k < k1; k++) {
-            int c = threadIdx.x % 4 + 4 * k;
-            cp16(dst + w9_off(0, 16 * c, S9_KSBO), src + (ok ? 16 * c : 0), ok);
+/* Tile [t0, t0 + 64) of the unit into stage `st` (w9_load_kv_tile): each run's first token resolved
+ * through the page table; a run that starts past the unit's end reads row 0 instead, so every run
+ * lands and the barrier always waits for a whole tile. The copies need no thread after this: a
+ * thread that issued per-thread cp.async held its address registers until the load unit took them,
+ * which was the kernel's largest stall (results/NOTES.md, v10-v15). */
+__device__ __forceinline__ void load_tile(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
+                                          int b, int t0, int t1)
+{
+    if (threadIdx.x == 0) w9_mbar_expect(bar, S9_TILE_BYTES);
+    w9_load_kv_tile(st, map, a.kv, a.kv_map.box_rows, a.kv_map.whole_tile, bar,
+                    [&](int r) { int t = t0 + r; return t < t1 ? (int)mb_kv_row(a.pages, a.kv_indptr, b, t) : 0; },
+                    threadIdx.x, S9_THREADS);
+}
+/* Caches that take several boxes a tile (pages of fewer than 64 tokens) go out of line: inlined at
+ * each of the kernel's three call sites, their copy loops doubled the code (74 -> 155 KB for 64-row
+ * units), and the first pass of every CTA over the loop paid for fetching it (results/NOTES.md, v20). */
+__device__ __noinline__ void load_tile_runs(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
+                                            int b, int t0, int t1)
+{
+    load_tile(st, bar, map, a, b, t0, t1);
+}
+__device__ __forceinline__ void issue_tile(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
+                                           int b, int t0, int t1)
+{
+    if (a.kv_map.whole_tile) {
+        if (threadIdx.x == 0) {
+            w9_mbar_expect(bar, S9_TILE_BYTES);
+            w9_tma_load_tile(st, map, (int)mb_kv_row(a.pages, a.kv_indptr, b, t0), bar);
         }
+    } else {
+        load_tile_runs(st, bar, map, a, b, t0, t1);
     }
-};
-#define S9_CHUNKS (MB_DK / 16 / 4)
+}
 
 /* Q rows of the unit, all by cp.async in the first tile's copy group (one DRAM latency, not one per
  * piece); rows past `rows` are zero-filled (their outputs are never written). fp8 Q lands in the
@@ -163,7 +174,7 @@ __device__ __forceinline__ void transpose_v(uint8_t *vt, uint32_t st, int it)
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int tok = 8 * warp + 2 * (lane % 4);
     uint32_t r[4];
-    uint32_t src = st + w9_off(8 * warp + lane % 8, 16 * (4 * it + lane / 8), S9_KSBO);
+    uint32_t src = st + w9_sw64_off(8 * warp + lane % 8, 16 * (4 * it + lane / 8), S9_TILE);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(src));
 #pragma unroll
@@ -176,7 +187,8 @@ __device__ __forceinline__ void transpose_v(uint8_t *vt, uint32_t st, int it)
 
 /* The unit by value: through a reference the compiler must reload it after every global store. */
 template <int N>
-__device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_work_t u, float scale_kv)
+__device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+                         float scale_kv, uint32_t &seq)
 {
     constexpr int NH = N / 2;                   /* score rows of each warpgroup */
     constexpr int RB = NH / 8;                  /* 8-row blocks of a warpgroup's score accumulator */
@@ -189,17 +201,24 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
     const int ntiles = kv_end > u.kv_begin ? (kv_end - u.kv_begin + S9_TILE - 1) / S9_TILE : 0;
     const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
 
-#pragma unroll
-    for (int s = 0; s < S9_STAGES - 1; s++) {
-        tile_copy(kv0 + s * S9_TILE_BYTES, a, b, u.kv_begin + s * S9_TILE, kv_end, s < ntiles).issue(0, S9_CHUNKS);
-        if (s == 0) load_q(sm, a, qrow0, rows);
-        cp_commit();
-    }
+    /* Tile `it` of the unit is the CTA's copy number seq0 + it: stage (seq0 + it) % S, barrier
+     * phase parity ((seq0 + it) / S) % 2. */
+    const uint32_t seq0 = seq;
+    seq += ntiles;
+#pragma unroll 1
+    for (int s = 0; s < S9_STAGES - 1; s++)
+        if (s < ntiles) {
+            const uint32_t c = (seq0 + s) % S9_STAGES;
+            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end);
+        }
+    load_q(sm, a, qrow0, rows);
+    cp_commit();
+    cp_wait<0>();
     if (a.q_src_cast) {   /* the staging area is P^T (and V^T), free until the first tile's softmax */
-        cp_wait<S9_STAGES - 2>();
         __syncthreads();
         cast_q(sm);
     }
+    w9_fence_proxy();              /* Q, by cp.async or the cast, is read by wgmma (published below) */
 
     /* The (logical) token end each of this thread's score rows may see; rows past `rows` see none. */
     int end[RB][2];
@@ -229,44 +248,64 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
 
     for (int it = 0; it < ntiles; it++) {
         const int t0 = u.kv_begin + it * S9_TILE;
-        const uint32_t st = kv0 + (it % S9_STAGES) * S9_TILE_BYTES;
+        const uint32_t c = (seq0 + it) % S9_STAGES, st = kv0 + c * S9_TILE_BYTES;
         w9_wait<0>();              /* the previous tile's P V no longer reads V^T and P^T */
-        cp_wait<S9_STAGES - 2>();  /* this tile (and Q) landed: own copies... */
+        w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S9_STAGES) & 1);   /* this tile landed */
         w9_fence_proxy();
-        __syncthreads();           /* ...and everyone's */
-        const tile_copy next(kv0 + ((it + S9_STAGES - 1) % S9_STAGES) * S9_TILE_BYTES, a, b, t0 + (S9_STAGES - 1) * S9_TILE,
-                             kv_end, it + S9_STAGES - 1 < ntiles);
+        __syncthreads();           /* everyone is past the previous tile: its stage is free */
+        if (it + S9_STAGES - 1 < ntiles) {
+            const uint32_t n = (seq0 + it + S9_STAGES - 1) % S9_STAGES;
+            issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[n], map, a, b, t0 + (S9_STAGES - 1) * S9_TILE, kv_end);
+        }
 
         /* Hopper's fp8 wgmma keeps ~14 bits while it accumulates: over all 576 dims its error reaches
          * 2.1e-3 of the rms (sm90-layout-test), which cost 3.8e-2 on the check's worst case; one
          * accumulator over two 32-deep steps still cost 5.6e-3. So every step starts from zero and is
-         * summed in fp32 registers (2.4e-3 there, the bf16 output's own rounding being 1.9e-3). KB
-         * steps share one wait, each in its own accumulator (64-row units have no registers to spare
-         * for a second; six for 16-row units measured 4 % slower than two: the V^T work, not the
-         * wait, bounds them). The V^T work is spread evenly over the waits. */
-        constexpr int KB = N == 64 ? 1 : 2, GROUPS = MB_DK / 32 / KB, VSTEPS = MB_DV / 64;
-        float s[NH / 2], acc[KB][NH / 2];
+         * summed in fp32 registers (2.4e-3 there, the bf16 output's own rounding being 1.9e-3). */
+        float s[NH / 2];
 #pragma unroll
         for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
+        if constexpr (VREG) {
+            /* The steps go through a ring of R accumulators, each its own commit group, so R - 1 are in
+             * flight while one is summed. (Tried in v13 on cp.async tiles it gained nothing: the sums
+             * stalled on the copies' address registers, not on the wgmma. The TMA unit leaves no copy
+             * in the threads, so the wgmma's latency is what is left: v19.) */
+            constexpr int STEPS = MB_DK / 32, R = 4;
+            float acc[R][NH / 2];
 #pragma unroll
-        for (int k = 0; k < MB_DK / 32; k += KB) {
-            w9_fence();
+            for (int k = 0; k < STEPS + R - 1; k++) {
+                if (k < STEPS) {
+                    w9_fence();
+                    w9_fp8<NH>::mma(acc[k % R], w9_desc_sw64(st + w9_sw64_off(0, 32 * k, S9_TILE), S9_SLICE),
+                                    w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
+                    w9_commit();
+                }
+                if (k >= R - 1) {
+                    const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
+                    w9_wait_dyn<R - 1>(younger);
+                    w9_fence_regs<NH / 2>(acc[done % R]);
 #pragma unroll
-            for (int h = 0; h < KB; h++)
-                w9_fp8<NH>::mma(acc[h], w9_desc(st + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO),
-                                w9_desc(q_addr + w9_off(0, 32 * (k + h), S9_KSBO), S9_KSBO), 0);
-            w9_commit();
-            next.issue((k / KB) * S9_CHUNKS / GROUPS, (k / KB + 1) * S9_CHUNKS / GROUPS);
-            if constexpr (!VREG)
+                    for (int i = 0; i < NH / 2; i++) s[i] += acc[done % R][i];
+                }
+            }
+        } else {
+            /* 64-row units have no registers for a second accumulator; the V^T copy's work is spread
+             * evenly over their 18 waits. */
+            constexpr int STEPS = MB_DK / 32, VSTEPS = MB_DV / 64;
+            float acc[NH / 2];
 #pragma unroll
-                for (int v = (k / KB) * VSTEPS / GROUPS; v < (k / KB + 1) * VSTEPS / GROUPS; v++) transpose_v(sm.v.vt, st, v);
-            w9_wait<0>();
+            for (int k = 0; k < STEPS; k++) {
+                w9_fence();
+                w9_fp8<NH>::mma(acc, w9_desc_sw64(st + w9_sw64_off(0, 32 * k, S9_TILE), S9_SLICE),
+                                w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
+                w9_commit();
 #pragma unroll
-            for (int h = 0; h < KB; h++)
+                for (int v = k * VSTEPS / STEPS; v < (k + 1) * VSTEPS / STEPS; v++) transpose_v(sm.v.vt, st, v);
+                w9_wait<0>();
 #pragma unroll
-                for (int i = 0; i < NH / 2; i++) s[i] += acc[h][i];
+                for (int i = 0; i < NH / 2; i++) s[i] += acc[i];
+            }
         }
-        cp_commit();               /* the next tile's copies: one group, as the waits count them */
 
         /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2 of this warpgroup. */
 #pragma unroll
@@ -321,7 +360,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
             for (int k = 0; k < S9_TILE / 16; k++) {
                 if (k >= 2) w9_wait<1>();
 #pragma unroll
-                for (int mb = 0; mb < 4; mb++) w9_vt_fragment(f[k % 2][mb], st, 16 * k, 256 * wg + 64 * mb + 16 * warp, S9_KSBO);
+                for (int mb = 0; mb < 4; mb++) w9_vt_fragment(f[k % 2][mb], st, 16 * k, 256 * wg + 64 * mb + 16 * warp, S9_TILE);
                 w9_fence();
 #pragma unroll
                 for (int mb = 0; mb < 4; mb++)
@@ -341,7 +380,6 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
         }
     }
     w9_wait<0>();
-    cp_wait<0>();                  /* a unit with fewer tiles than stages still issued (empty) groups */
 
     /* Row sums: over the 8 lanes of a column, then over the 4 warps. */
 #pragma unroll
@@ -402,24 +440,36 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const mb_wor
         for (int r = threadIdx.x; r < rows; r += S9_THREADS)
             a.partial_lse[slot + r] = sm.row_l[r] > 0.0f ? sm.row_m[r] + log2f(sm.row_l[r]) : -INFINITY;
     }
+    w9_fence_proxy();              /* the row buffers' generic writes before the next unit's TMA writes */
     __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
 }
 
 template <int N>
-__global__ void __launch_bounds__(S9_THREADS, 1) decode_sm90_kernel(mb_decode_args_t a)
+__global__ void __launch_bounds__(S9_THREADS, 1)
+    decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a, const __grid_constant__ CUtensorMap map)
 {
 #if W9_ENABLED
     extern __shared__ __align__(128) uint8_t smem[];
-    s9_smem<N> &sm = *(s9_smem<N> *)smem;
+    s9_smem<N> &sm = *(s9_smem<N> *)(smem + ((1024 - (w9_smem_addr(smem) & 1023)) & 1023));
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S9_STAGES; s++) w9_mbar_init(&sm.bar[s]);
+        w9_mbar_init_fence();
+    }
+    __syncthreads();
     float scale_kv = a.fault == MB_FAULT_WRONG_SCALE ? 1.0f : *a.kv_scale;
-    for (int w = a.work_indptr[blockIdx.x]; w < a.work_indptr[blockIdx.x + 1]; w++) unit_run<N>(sm, a, a.work[w], scale_kv);
+    uint32_t seq = 0;
+    for (int w = a.work_indptr[blockIdx.x]; w < a.work_indptr[blockIdx.x + 1]; w++)
+        unit_run<N>(sm, a, &map, a.work[w], scale_kv, seq);
 #endif
 }
+
+/* Dynamic shared memory: the block and room to align it to 1024 bytes. */
+template <int N> static constexpr size_t s9_smem_bytes() { return sizeof(s9_smem<N>) + 1024; }
 
 template <int N> static hipError_t s9_setup(void)
 {
     return hipFuncSetAttribute((const void *)decode_sm90_kernel<N>, hipFuncAttributeMaxDynamicSharedMemorySize,
-                               (int)sizeof(s9_smem<N>));
+                               (int)s9_smem_bytes<N>());
 }
 
 extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
@@ -433,7 +483,7 @@ extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
     if ((e = s9_setup<16>()) != hipSuccess || (e = s9_setup<32>()) != hipSuccess || (e = s9_setup<64>()) != hipSuccess)
         return e;
     if ((e = hipOccupancyMaxActiveBlocksPerMultiprocessor(&occ, decode_sm90_kernel<64>, S9_THREADS,
-                                                          sizeof(s9_smem<64>))) != hipSuccess)
+                                                          s9_smem_bytes<64>())) != hipSuccess)
         return e;
     *workers_per_sm = occ;
     return hipSuccess;
@@ -442,18 +492,36 @@ extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
 extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream_t s)
 {
     /* bf16 Q against fp8 KV (q_quant "none") is the portable kernel's. */
-    if (a->rows_per_unit != S9_MAX_ROWS || a->num_ctas < 1 || a->q_bf16) return hipErrorInvalidValue;
+    if (a->rows_per_unit != S9_MAX_ROWS || a->num_ctas < 1 || a->q_bf16 || !a->kv_map.box_rows) return hipErrorInvalidValue;
+    CUtensorMap map;
+    static_assert(sizeof map == sizeof a->kv_map.desc, "mb_kv_map_t holds a CUtensorMap");
+    memcpy(&map, a->kv_map.desc, sizeof map);
     int rows = a->heads * a->q_len;
-    if (rows <= 16) decode_sm90_kernel<16><<<a->num_ctas, S9_THREADS, sizeof(s9_smem<16>), s>>>(*a);
-    else if (rows <= 32) decode_sm90_kernel<32><<<a->num_ctas, S9_THREADS, sizeof(s9_smem<32>), s>>>(*a);
-    else decode_sm90_kernel<64><<<a->num_ctas, S9_THREADS, sizeof(s9_smem<64>), s>>>(*a);
+    if (rows <= 16) decode_sm90_kernel<16><<<a->num_ctas, S9_THREADS, s9_smem_bytes<16>(), s>>>(*a, map);
+    else if (rows <= 32) decode_sm90_kernel<32><<<a->num_ctas, S9_THREADS, s9_smem_bytes<32>(), s>>>(*a, map);
+    else decode_sm90_kernel<64><<<a->num_ctas, S9_THREADS, s9_smem_bytes<64>(), s>>>(*a, map);
     return MB_LAUNCH_RESULT();
+}
+
+/* A whole tile a box where every 64-token tile of a batch is one run in the cache (a flat cache; pages
+ * of a multiple of 64 tokens, since units start at multiples of 64 tokens of their batch), else runs
+ * of 8, 4 or 2 rows, else single rows (w9_load_kv_tile). */
+extern "C" int mb_sm90_describe_kv(const uint8_t *kv, int64_t rows, int page_size, mb_kv_map_t *m)
+{
+    CUtensorMap map;
+    int box = page_size == 0 || page_size % 64 == 0 ? 64 : page_size % 8 == 0 ? 8 : page_size % 4 == 0 ? 4 : page_size % 2 == 0 ? 2 : 1;
+    int whole = 1, rc = w9_encode_kv_map(&map, kv, (uint64_t)rows, box, &whole);
+    if (rc) return rc;
+    memcpy(m->desc, &map, sizeof map);
+    m->box_rows = box;
+    m->whole_tile = whole;
+    return 0;
 }
 
 extern "C" mb_kernel_info_t mb_sm90_info(void)
 {
     /* Tuning id "sm90-wgmma": the file's "sm90/..." entries were swept on the earlier mma.sync kernel. */
-    mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1, "sm90-wgmma", 0 };
+    mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1, "sm90-wgmma", 0, mb_sm90_describe_kv };
     return k;
 }
 #endif

@@ -32,6 +32,14 @@ typedef struct mb_pages {
     int page_size;
 } mb_pages_t;
 
+/* A kernel's own description of the KV cache, made once per workspace (mb_kernel_info_t.describe_kv):
+ * for sm90 the TMA unit's tensor map (a CUtensorMap, opaque here) and the rows of its box. */
+typedef struct mb_kv_map {
+    uint64_t desc[16];
+    int box_rows;
+    int whole_tile;              /* one box a tile (a 3-D map) */
+} mb_kv_map_t;
+
 typedef struct mb_decode_args {
     const uint8_t *q;            /* fp8 [total_q][heads][576] */
     const uint16_t *q_bf16;      /* non-NULL: q_quant "none", Q read as bf16 from here (q unused) */
@@ -52,6 +60,7 @@ typedef struct mb_decode_args {
     float *partial_lse;          /* [slots][rows_per_unit], log2(sum exp2) + max, -inf if empty */
     uint16_t *out;               /* bf16 [total_q][heads][512] */
     int fault;                   /* MB_FAULT_*: planted bugs for negative tests, 0 in normal runs */
+    mb_kv_map_t kv_map;          /* from describe_kv, for kernels that have one */
 } mb_decode_args_t;
 
 typedef struct mb_combine_args {
@@ -82,6 +91,9 @@ typedef struct mb_kernel_info {
                                   * splits tuned for an older design are never applied to it */
     int reads_bf16_q;            /* has a path for q_quant "none" (q_bf16); cases of a kernel without one run
                                   * on the portable kernel */
+    /* NULL, or describes the cache (`rows` rows of 576 bytes at kv; page_size 0 = flat) into *map once per
+     * workspace: 0, or an error code of the driver's. */
+    int (*describe_kv)(const uint8_t *kv, int64_t rows, int page_size, mb_kv_map_t *map);
 } mb_kernel_info_t;
 
 mb_kernel_info_t mb_portable_info(void);

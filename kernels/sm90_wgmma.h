@@ -22,6 +22,53 @@ __host__ __device__ __forceinline__ uint32_t w9_off(int row, int kbyte, int sbo)
     return (uint32_t)((row >> 3) * sbo + (kbyte >> 4) * W9_LBO + (row & 7) * 16 + (kbyte & 15));
 }
 
+/* The KV tile as the TMA unit writes it with its 64-byte swizzle (CU_TENSOR_MAP_SWIZZLE_64B): each
+ * 64-byte slice j of a row (bytes [64j, 64j + 64)) has a region of its own, [rows][64 B], regions
+ * `rows * 64` bytes apart, and the 16-byte chunk c of row r sits at chunk c ^ ((r / 2) % 4) of its row
+ * (the hardware XORs address bits 7-8 into bits 4-5; regions are 512-byte aligned). A wgmma reads it
+ * through a 64-byte-swizzle descriptor (w9_desc_sw64); ldmatrix rows are addressed one by one, so
+ * they take the swizzle from this function. Why not the plain layout above: the TMA unit would move
+ * it in 16-byte pieces (2304 a tile), this one in 64-byte ones; and the per-thread cp.async that the
+ * plain layout needs was the kernel's largest stall (results/NOTES.md, v16). */
+__host__ __device__ __forceinline__ uint32_t w9_sw64_off(int row, int kbyte, int rows)
+{
+    return (uint32_t)((kbyte >> 6) * rows * 64 + row * 64 + ((((kbyte >> 4) & 3) ^ ((row >> 1) & 3)) << 4) + (kbyte & 15));
+}
+
+#if MB_HAVE_SM90
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+/* The TMA unit's description of a KV cache of `rows` rows x 576 bytes (device memory at kv), read in
+ * boxes with the 64-byte swizzle (w9_sw64_off), a box being 64 bytes of box_rows rows (64, 8, 4 or 2;
+ * w9_load_kv_tile). For 64 rows and *whole set it first tries a 3-D map (64 bytes, rows, the 9 slices
+ * of a row: strides 576 and 64), whose one box is a whole tile in the w9_sw64_off layout; *whole
+ * then says whether that map was made. The driver's documentation describes strides that grow with
+ * the dimension, so it may refuse it, and the 2-D map (nine boxes a tile) is the fallback.
+ * The driver's encoder is found through the runtime, so nothing links against libcuda. 0 or a
+ * CUresult (-1: the driver has no encoder). */
+static inline int w9_encode_kv_map(CUtensorMap *map, const void *kv, uint64_t rows, int box_rows, int *whole)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 encode;
+    if (!encode) {
+        void *fn = NULL;
+        cudaDriverEntryPointQueryResult found;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+            found != cudaDriverEntryPointSuccess || !fn)
+            return -1;
+        encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+    }
+    cuuint64_t dim3[3] = { 64, rows, 9 }, stride3[2] = { 576, 64 }, dim2[2] = { 576, rows }, stride2[1] = { 576 };
+    cuuint32_t box3[3] = { 64, 64, 9 }, box2[2] = { 64, (cuuint32_t)box_rows }, step[3] = { 1, 1, 1 };
+    *whole = *whole && box_rows == 64 &&
+             encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, (void *)kv, dim3, stride3, box3, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                    CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    if (*whole) return 0;
+    return (int)encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, (void *)kv, dim2, stride2, box2, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                       CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+#endif
+
 /* The wrappers exist in every compilation pass (the host pass parses the kernels too); their asm only
  * in the sm_90a device pass. */
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -41,9 +88,108 @@ __device__ __forceinline__ uint64_t w9_desc(uint32_t addr, uint32_t sbo)
     return (uint64_t)((addr & 0x3ffffu) >> 4) | ((uint64_t)(W9_LBO >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32);
 }
 
+/* The same for a K-major operand in the 64-byte-swizzle layout (w9_sw64_off) whose 8-row groups are
+ * 512 bytes apart; a k-step inside a 64-byte slice starts 32 bytes in (the swizzle is a function of the
+ * address, so the start may move inside the pattern). The leading offset (between slices) matters
+ * only to a k-step wider than a slice; it is given anyway. */
+__device__ __forceinline__ uint64_t w9_desc_sw64(uint32_t addr, uint32_t slice_stride)
+{
+    return (uint64_t)((addr & 0x3ffffu) >> 4) | ((uint64_t)(slice_stride >> 4) << 16) | ((uint64_t)(512 >> 4) << 32) |
+           (2ull << 62);
+}
+
+/* mbarriers and the TMA unit's tile copy (cp.async.bulk.tensor): each box copied counts its bytes
+ * down on the barrier, whose phase completes once the one expected arrival (which adds the byte
+ * count) has happened and every byte has landed. Waiters spin on the phase's parity. */
+__device__ __forceinline__ void w9_mbar_init(uint64_t *bar)
+{
+    W9_ASM("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(w9_smem_addr(bar)) : "memory");
+}
+/* After the barriers are initialised, before any other thread or the TMA unit uses them. */
+__device__ __forceinline__ void w9_mbar_init_fence() { W9_ASM("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+__device__ __forceinline__ void w9_mbar_expect(uint64_t *bar, uint32_t bytes)
+{
+    W9_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(w9_smem_addr(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void w9_mbar_wait(uint64_t *bar, uint32_t parity)
+{
+    W9_ASM("{\n.reg .pred done;\nw9_wait_%=:\n"
+           "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+           "@!done bra w9_wait_%=;\n}\n" ::"r"(w9_smem_addr(bar)), "r"(parity) : "memory");
+}
+/* Box (x, y) of a 2-D tensor map (x: byte of the row, y: row) into shared memory at dst. */
+__device__ __forceinline__ void w9_tma_load(uint32_t dst, const void *map, int x, int y, uint64_t *bar)
+{
+    W9_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+           ::"r"(dst), "l"(map), "r"(x), "r"(y), "r"(w9_smem_addr(bar)) : "memory");
+}
+
+/* Box (0, y, 0) of the 3-D map: a whole tile from row y. */
+__device__ __forceinline__ void w9_tma_load_tile(uint32_t dst, const void *map, int y, uint64_t *bar)
+{
+    W9_ASM("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %2}], [%4];\n"
+           ::"r"(dst), "l"(map), "r"(0), "r"(y), "r"(w9_smem_addr(bar)) : "memory");
+}
+
+/* `bytes` contiguous bytes (a multiple of 16, both ends 16-byte aligned) into shared memory at dst. */
+__device__ __forceinline__ void w9_bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint64_t *bar)
+{
+    W9_ASM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+           ::"r"(dst), "l"(src), "r"(bytes), "r"(w9_smem_addr(bar)) : "memory");
+}
+
+/* A 64-row KV tile (576 bytes a row) into shared memory at `tile` (1024-byte aligned) in the
+ * w9_sw64_off layout; its 36864 bytes are counted down on `bar` (the caller expects them). Tile rows
+ * come in runs of `box`, run r (a multiple of box) from cache row row_of(r): with a 3-D map (`whole`)
+ * one box, issued by one thread; else nine boxes a run of the 2-D map (64, 8, 4 or 2 rows, whose
+ * destinations stay 128-byte aligned as the TMA unit requires), one thread a warp issuing a run's;
+ * box 1 (pages of an odd size) moves every 16-byte chunk by itself (2304 a tile) from the cache at
+ * kv. Thread tid of nthreads issues its share. */
+template <class RowOf>
+__device__ __forceinline__ void w9_load_kv_tile(uint32_t tile, const void *map, const uint8_t *kv, int box, bool whole, uint64_t *bar,
+                                                RowOf row_of, int tid, int nthreads)
+{
+    if (whole) {
+        if (tid == 0) w9_tma_load_tile(tile, map, row_of(0), bar);
+    } else if (box > 1) {
+        /* One thread a warp issues a run's nine boxes: a TMA instruction takes its operands from
+         * uniform registers, so 72 threads with a box each made every warp walk its lanes one by one
+         * (and the three warps that held them arrived late at the next barrier: v16). */
+        if (tid % 32 == 0)
+            for (int run = tid / 32; run < 64 / box; run += nthreads / 32) {
+                const int y = row_of(run * box);
+#pragma unroll
+                for (int slice = 0; slice < 9; slice++)
+                    w9_tma_load(tile + slice * 64 * 64 + run * box * 64, map, 64 * slice, y, bar);
+            }
+    } else {
+        for (int i = tid; i < 64 * 36; i += nthreads) {
+            int r = i / 36, c = i % 36;
+            w9_bulk_load(tile + w9_sw64_off(r, 16 * c, 64), kv + (int64_t)row_of(r) * 576 + 16 * c, 16, bar);
+        }
+    }
+}
+
 __device__ __forceinline__ void w9_fence() { W9_ASM("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void w9_commit() { W9_ASM("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void w9_wait() { W9_ASM("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
+/* wait_group with a count known only after unrolling (a loop's tail); up to MAX. */
+template <int MAX> __device__ __forceinline__ void w9_wait_dyn(int n)
+{
+    if constexpr (MAX > 0) {
+        if (n >= MAX) { w9_wait<MAX>(); return; }
+        w9_wait_dyn<MAX - 1>(n);
+    } else {
+        w9_wait<0>();
+    }
+}
+/* Registers a wgmma wrote are read only after the wait that covers it; the wait's asm does not name
+ * them, so without this the compiler may move their first use above it. */
+template <int N> __device__ __forceinline__ void w9_fence_regs(float *r)
+{
+#pragma unroll
+    for (int i = 0; i < N; i++) asm volatile("" : "+f"(r[i])::"memory");
+}
 /* Ordinary (generic-proxy) shared-memory writes that a wgmma reads next must be fenced by the writer
  * before the barrier that publishes them. */
 __device__ __forceinline__ void w9_fence_proxy() { W9_ASM("fence.proxy.async.shared::cta;\n" ::: "memory"); }
@@ -126,25 +272,26 @@ template <> struct w9_f16_ra<32> {
 __device__ __forceinline__ uint32_t w9_f16x2_even(uint32_t v) { return ((v << 7) & 0x3f803f80u) | ((v << 8) & 0x80008000u); }
 __device__ __forceinline__ uint32_t w9_f16x2_odd(uint32_t v) { return ((v >> 1) & 0x3f803f80u) | (v & 0x80008000u); }
 
-/* The A fragment of V^T (M = value dims, K = tokens) for one warp, straight from an fp8 tile in the
- * K-major layout above (tokens are its rows): the warp's 16 value dims start at byte `dim0` of each
- * token, its 16 tokens at row `tok0` (a multiple of 16). The M rows are permuted inside the warp's
- * block: row g is dim dim0 + 2g and row g + 8 is dim dim0 + 2g + 1 — so one ldmatrix.trans of the
- * two 8-token core matrices hands the lane exactly [tok 2t: d, d+1][tok 2t+1: d, d+1] (d = 2g), the
- * even / odd widening of which are rows g and g + 8. Values come out x 2^-8 (w9_f16x2_even). */
-__device__ __forceinline__ void w9_vt_fragment(uint32_t a[4], uint32_t tile, int tok0, int dim0, int sbo)
+/* The A fragment of V^T (M = value dims, K = tokens) for one warp, straight from an fp8 KV tile in
+ * the 64-byte-swizzle layout (w9_sw64_off; tokens are its `rows` rows): the warp's 16 value dims start
+ * at byte `dim0` of each token, its 16 tokens at row `tok0` (a multiple of 16). The M rows are permuted
+ * inside the warp's block: row g is dim dim0 + 2g and row g + 8 is dim dim0 + 2g + 1 — so one
+ * ldmatrix.trans of the two 8-token core matrices hands the lane exactly [tok 2t: d, d+1][tok 2t+1:
+ * d, d+1] (d = 2g), the even / odd widening of which are rows g and g + 8. Values come out x 2^-8
+ * (w9_f16x2_even). */
+__device__ __forceinline__ void w9_vt_fragment(uint32_t a[4], uint32_t tile, int tok0, int dim0, int rows)
 {
 #if W9_ENABLED
     const int lane = threadIdx.x % 32;
     uint32_t r0, r1;
-    uint32_t src = tile + w9_off(tok0 + (lane / 8) * 8 + lane % 8, dim0, sbo);   /* lanes 0-7, 8-15 used */
+    uint32_t src = tile + w9_sw64_off(tok0 + (lane / 8) * 8 + lane % 8, dim0, rows);   /* lanes 0-7, 8-15 used */
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(src));
     a[0] = w9_f16x2_even(r0);
     a[1] = w9_f16x2_odd(r0);
     a[2] = w9_f16x2_even(r1);
     a[3] = w9_f16x2_odd(r1);
 #else
-    (void)tile; (void)tok0; (void)dim0; (void)sbo;
+    (void)tile; (void)tok0; (void)dim0; (void)rows;
     a[0] = a[1] = a[2] = a[3] = 0;
 #endif
 }

@@ -82,6 +82,42 @@
 #  define MB_HAVE_SM90 1
 #endif
 
+/* Programmatic dependent launch: mb_launch_after starts a kernel whose blocks may be scheduled while
+ * the previous kernel in the stream is still finishing (NVIDIA sm_90+: no launch gap between the two,
+ * in a stream or a captured graph); the kernel must call MB_WAIT_PREVIOUS_GRID() before it reads
+ * anything that kernel wrote. Elsewhere (AMD, older NVIDIA) both are the plain launch and a no-op. */
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#  if defined(MB_GPU_AMD) || defined(__HIP_PLATFORM_AMD__)
+template <typename... P, typename... A>
+static inline hipError_t mb_launch_after(void (*k)(P...), dim3 grid, dim3 block, hipStream_t s, A... args)
+{
+    k<<<grid, block, 0, s>>>(args...);
+    return hipGetLastError();
+}
+#    define MB_WAIT_PREVIOUS_GRID() do { } while (0)
+#  else
+template <typename... P, typename... A>
+static inline cudaError_t mb_launch_after(void (*k)(P...), dim3 grid, dim3 block, cudaStream_t s, A... args)
+{
+    cudaLaunchAttribute overlap[1];
+    overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.stream = s;
+    cfg.attrs = overlap;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, k, args...);
+}
+#    if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#      define MB_WAIT_PREVIOUS_GRID() asm volatile("griddepcontrol.wait;\n" ::: "memory")
+#    else
+#      define MB_WAIT_PREVIOUS_GRID() do { } while (0)
+#    endif
+#  endif
+#endif
+
 /* Physical warp width for launch bounds and tile sizes in kernels that need it (64 on CDNA/GCN). The
  * portable kernels reduce through shared memory and never depend on it. */
 #if defined(__AMDGCN_WAVEFRONT_SIZE)

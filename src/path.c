@@ -201,6 +201,11 @@ int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_
     if (ws_alloc(ws, err, errlen) || ws_indptr(ws, err, errlen) || ws_pages(ws, err, errlen) ||
         ws_generate(ws, g->stream, err, errlen))
         return 4;
+    int rc = k->describe_kv ? k->describe_kv(ws->kv_fp8, mb_case_cache_rows(c), c->page_size, &ws->kv_map) : 0;
+    if (rc) {
+        snprintf(err, errlen, "%s kernel: cannot describe the KV cache to the GPU's copy unit (driver error %d)", k->name, rc);
+        return 4;
+    }
     return 0;
 }
 
@@ -226,7 +231,7 @@ int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen)
                            ws->q_scale, (float)(1.0 / sqrt((double)MB_DK)),
                            pe->d_qo, pe->d_kv, ws->pages, pe->d_work, pe->d_work_indptr, p->num_ctas,
                            c->heads, c->q_len, c->causal, ws->kinfo.rows_per_unit,
-                           ws->partial_o, ws->partial_lse, ws->out, ws->fault };
+                           ws->partial_o, ws->partial_lse, ws->out, ws->fault, ws->kv_map };
     mb_combine_args_t cb = { pe->d_reduce, p->num_reduce, ws->kinfo.rows_per_unit, c->heads, pe->d_qo,
                              ws->partial_o, ws->partial_lse, ws->out };
     ws->dargs = d;

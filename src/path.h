@@ -47,6 +47,7 @@ typedef struct mb_ws {
     mb_pages_t pages;          /* the paged cache's table (device); table NULL: flat cache */
     uint32_t *sink;            /* MB_FAULT_EXTRA_PASS writes here */
     size_t partial_rows;       /* capacity of the partial buffers, in rows */
+    mb_kv_map_t kv_map;        /* the kernel's description of the cache (describe_kv), if it has one */
     mb_decode_args_t dargs;
     mb_combine_args_t cargs;
     hipGraphExec_t gexec;

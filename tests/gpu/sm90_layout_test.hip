@@ -1,7 +1,8 @@
-/* Proves the sm90 kernel's tensor-core building blocks in isolation: the K-major operand layout
- * (w9_off), the shared-memory descriptors (w9_desc) and every wgmma shape the kernel issues, each
- * against a plain host GEMM of the same fp8 / f16 inputs; and the hardware fp8 cast of the fused Q
- * cast against the host's. A layout or descriptor bug shows up here
+/* Proves the sm90 kernel's tensor-core building blocks in isolation: the TMA unit's tile copy into
+ * the 64-byte-swizzle layout (w9_sw64_off, byte for byte, with its zero fill past the tensor's end),
+ * the K-major operand layouts (w9_off, w9_sw64_off), the shared-memory descriptors (w9_desc,
+ * w9_desc_sw64) and every wgmma shape the kernel issues, each against a plain host GEMM of the same
+ * fp8 / f16 inputs; and the hardware fp8 cast of the fused Q cast against the host's. A layout or descriptor bug shows up here
  * as a wrong product, before it can hide inside the decode kernel's softmax. Needs a Hopper GPU.
  * Exit 0 when every product matches, 1 when one does not, 4 on a GPU error. */
 #include <cuda_fp16.h>
@@ -15,19 +16,92 @@
 #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(4); } } while (0)
 
-/* fp8: D (64 x N) = A (64 x 576) B^T (N x 576), 18 k-steps of 32 bytes; row-group stride 4608 as in
- * the decode kernel's KV and Q tiles. Every G k-steps the tensor-core sum is added into fp32
- * registers ("promotion"): Hopper's fp8 wgmma keeps only ~14 bits while it accumulates. */
+/* A tensor map over `rows` rows of 576 bytes at d (as the decode kernel's describe_kv makes one);
+ * *whole: in, whether to try the 3-D one-box-a-tile map; out, whether it is that (w9_encode_kv_map). */
+static CUtensorMap kv_map(const void *d, int rows, int box, int *whole)
+{
+    CUtensorMap m;
+    int rc = w9_encode_kv_map(&m, d, (uint64_t)rows, box, whole);
+    if (rc) { fprintf(stderr, "sm90-layout-test: cuTensorMapEncodeTiled: error %d\n", rc); exit(4); }
+    return m;
+}
+
+/* Where tile row r comes from in test_tma: runs of `box` rows, each from its own place (boxes of 8 or
+ * 64: one contiguous run from row0, reaching past the tensor's end; smaller boxes scattered, as small
+ * pages are). */
+__host__ __device__ inline int test_row(int box, int row0, int rows, int r)
+{
+    if (box >= 8) return row0 + r;
+    int run = r - r % box;
+    return (row0 + 37 * run) % (rows - box + 1) + r % box;
+}
+
+/* A 64-row tile into `tile` (1024-byte aligned) by w9_load_kv_tile, as the decode kernel loads one. */
+__device__ void tma_tile(uint8_t *tile, const CUtensorMap *map, const uint8_t *kv, int box, bool whole, int row0, int rows,
+                         uint64_t *bar)
+{
+#if W9_ENABLED
+    if (threadIdx.x == 0) { w9_mbar_init(bar); w9_mbar_init_fence(); }
+    __syncthreads();
+    if (threadIdx.x == 0) w9_mbar_expect(bar, 64 * 576);
+    w9_load_kv_tile(w9_smem_addr(tile), map, kv, box, whole, bar, [&](int r) { return test_row(box, row0, rows, r); },
+                    threadIdx.x, blockDim.x);
+    w9_mbar_wait(bar, 0);
+#endif
+}
+
+/* The tile's bytes as they landed. */
+__global__ void tma_layout(const __grid_constant__ CUtensorMap map, const uint8_t *kv, int box, bool whole, int row0, int rows,
+                           uint8_t *out)
+{
+    extern __shared__ uint8_t dyn[];
+    __shared__ uint64_t bar;
+    uint8_t *tile = dyn + ((1024 - (w9_smem_addr(dyn) & 1023)) & 1023);
+    tma_tile(tile, &map, kv, box, whole, row0, rows, &bar);
+    for (int i = threadIdx.x; i < 64 * 576 / 16; i += blockDim.x) ((uint4 *)out)[i] = ((const uint4 *)tile)[i];
+}
+
+/* Every byte of a TMA-loaded tile where w9_sw64_off says, rows past the tensor's end zero. */
+static int test_tma(int box, int try_whole)
+{
+    const int rows = 80, row0 = 40;
+    static uint8_t src[80 * 576], got[64 * 576];
+    for (int i = 0; i < rows * 576; i++) src[i] = (uint8_t)(i * 131 + (i >> 9) * 7 + 1);
+    uint8_t *d, *dout;
+    CHECK(cudaMalloc(&d, sizeof src)); CHECK(cudaMalloc(&dout, sizeof got));
+    CHECK(cudaMemcpy(d, src, sizeof src, cudaMemcpyHostToDevice));
+    int whole = try_whole;
+    CUtensorMap m = kv_map(d, rows, box, &whole);
+    CHECK(cudaFuncSetAttribute(tma_layout, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 576 + 1024));
+    tma_layout<<<1, 128, 64 * 576 + 1024>>>(m, d, box, whole, row0, rows, dout);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d)); CHECK(cudaFree(dout));
+    int bad = 0;
+    for (int r = 0; r < 64; r++) {
+        int y = test_row(box, row0, rows, r);
+        for (int k = 0; k < 576; k++) bad += got[w9_sw64_off(r, k, 64)] != (y < rows ? src[y * 576 + k] : 0);
+    }
+    char name[64];
+    if (box == 1) snprintf(name, sizeof name, "bulk-copied tile (box 1)");
+    else snprintf(name, sizeof name, "TMA tile, %s%d-row boxes", whole ? "one 3-D box, " : "", box);
+    printf("%-28s %d of %d bytes misplaced  %s\n", name, bad, 64 * 576, bad ? "FAIL" : "ok");
+    return bad != 0;
+}
+
+/* fp8: D (64 x N) = A (64 x 576) B^T (N x 576), 18 k-steps of 32 bytes: A as the decode kernel's KV
+ * tile (by the TMA unit, 64-byte swizzle), B as its Q tile (row-group stride 4608). Every G k-steps
+ * the tensor-core sum is added into fp32 registers ("promotion"): Hopper's fp8 wgmma keeps only ~14
+ * bits while it accumulates. */
 template <int N, int G = 18>
-__global__ void fp8_gemm(const uint8_t *a, const uint8_t *b, float *out)
+__global__ void fp8_gemm(const __grid_constant__ CUtensorMap a, bool whole, const uint8_t *b, float *out)
 {
 #if W9_ENABLED
     const int SBO = 36 * W9_LBO;
-    __shared__ __align__(128) uint8_t sa[8 * SBO], sb[(N / 8) * SBO];
-    for (int i = threadIdx.x; i < 64 * 36; i += 128) {
-        int r = i / 36, c = i % 36;
-        *(uint4 *)&sa[w9_off(r, 16 * c, SBO)] = *(const uint4 *)&a[r * 576 + 16 * c];
-    }
+    extern __shared__ uint8_t dyn[];
+    __shared__ uint64_t bar;
+    uint8_t *sa = dyn + ((1024 - (w9_smem_addr(dyn) & 1023)) & 1023), *sb = sa + 64 * 576;
+    tma_tile(sa, &a, NULL, 64, whole, 0, 64, &bar);
     for (int i = threadIdx.x; i < N * 36; i += 128) {
         int r = i / 36, c = i % 36;
         *(uint4 *)&sb[w9_off(r, 16 * c, SBO)] = *(const uint4 *)&b[r * 576 + 16 * c];
@@ -41,7 +115,7 @@ __global__ void fp8_gemm(const uint8_t *a, const uint8_t *b, float *out)
         w9_fence();
 #pragma unroll
         for (int k = k0; k < k0 + G; k++)
-            w9_fp8<N>::mma(acc, w9_desc(w9_smem_addr(sa) + w9_off(0, 32 * k, SBO), SBO),
+            w9_fp8<N>::mma(acc, w9_desc_sw64(w9_smem_addr(sa) + w9_sw64_off(0, 32 * k, 64), 64 * 64),
                            w9_desc(w9_smem_addr(sb) + w9_off(0, 32 * k, SBO), SBO), k > k0);
         w9_commit();
         w9_wait<0>();
@@ -131,18 +205,18 @@ static int compare(const char *name, const float *got, const double *want, int n
     return bad;
 }
 
-/* P V with V^T as the register operand (w9_vt_fragment + w9_f16_ra): D (64 x N) over 64 tokens, V an
- * fp8 tile of 64 tokens x 64 dims in the KV stage layout (row-group stride 4608), P^T f16 (N x 64). */
+/* P V with V^T as the register operand (w9_vt_fragment + w9_f16_ra): D (64 x N) over 64 tokens, V
+ * the first 64 dims of a KV tile of 64 tokens (by the TMA unit, as the decode kernel loads it), P^T
+ * f16 (N x 64). */
 template <int N>
-__global__ void vreg_gemm(const uint8_t *v, const __half *p, float *out)
+__global__ void vreg_gemm(const __grid_constant__ CUtensorMap v, bool whole, const __half *p, float *out)
 {
 #if W9_ENABLED
-    const int SV = 36 * W9_LBO, SP = 1040;
-    __shared__ __align__(128) uint8_t sv[8 * SV], sp[(N / 8) * SP];
-    for (int i = threadIdx.x; i < 64 * 4; i += 128) {
-        int r = i / 4, c = i % 4;
-        *(uint4 *)&sv[w9_off(r, 16 * c, SV)] = *(const uint4 *)&v[r * 64 + 16 * c];
-    }
+    const int SP = 1040;
+    extern __shared__ uint8_t dyn[];
+    __shared__ uint64_t bar;
+    uint8_t *sv = dyn + ((1024 - (w9_smem_addr(dyn) & 1023)) & 1023), *sp = sv + 64 * 576;
+    tma_tile(sv, &v, NULL, 64, whole, 0, 64, &bar);
     for (int i = threadIdx.x; i < N * 8; i += 128) {
         int r = i / 8, c = i % 8;
         *(uint4 *)&sp[w9_off(r, 16 * c, SP)] = *(const uint4 *)&p[r * 64 + 8 * c];
@@ -154,7 +228,7 @@ __global__ void vreg_gemm(const uint8_t *v, const __half *p, float *out)
     const int w = threadIdx.x / 32, g = (threadIdx.x % 32) / 4, t = threadIdx.x % 4;
     uint32_t a[4][4];
 #pragma unroll
-    for (int k = 0; k < 4; k++) w9_vt_fragment(a[k], w9_smem_addr(sv), 16 * k, 16 * w, SV);
+    for (int k = 0; k < 4; k++) w9_vt_fragment(a[k], w9_smem_addr(sv), 16 * k, 16 * w, 64);
     w9_fence();
 #pragma unroll
     for (int k = 0; k < 4; k++) w9_f16_ra<N>::mma(d, a[k], w9_desc(w9_smem_addr(sp) + w9_off(0, 32 * k, SP), SP));
@@ -169,18 +243,18 @@ __global__ void vreg_gemm(const uint8_t *v, const __half *p, float *out)
 
 template <int N> static int test_vreg(void)
 {
-    static uint8_t v[64 * 64];
+    static uint8_t v[64 * 576];
     static __half p[N * 64];
     static double want[64 * N];
     static float got[64 * N];
-    for (int i = 0; i < 64 * 64; i++) v[i] = mb_f32_to_fp8((float)((urand() - 0.5) * 900), 0);
+    for (int i = 0; i < 64 * 576; i++) v[i] = mb_f32_to_fp8((float)((urand() - 0.5) * 900), 0);
     for (int i = 0; i < N * 64; i++) p[i] = __float2half((float)urand());
     /* Row 16w + g is dim 16w + 2g, row 16w + g + 8 dim 16w + 2g + 1; values x 2^-8. */
     for (int m = 0; m < 64; m++) {
         int dim = 16 * (m / 16) + 2 * (m % 8) + (m % 16) / 8;
         for (int n = 0; n < N; n++) {
             double s = 0;
-            for (int k = 0; k < 64; k++) s += (double)mb_fp8_to_f32(v[k * 64 + dim], 0) * __half2float(p[n * 64 + k]);
+            for (int k = 0; k < 64; k++) s += (double)mb_fp8_to_f32(v[k * 576 + dim], 0) * __half2float(p[n * 64 + k]);
             want[m * N + n] = s / 256.0;
         }
     }
@@ -188,7 +262,11 @@ template <int N> static int test_vreg(void)
     CHECK(cudaMalloc(&dv, sizeof v)); CHECK(cudaMalloc(&dp, sizeof p)); CHECK(cudaMalloc(&dout, sizeof got));
     CHECK(cudaMemcpy(dv, v, sizeof v, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dp, p, sizeof p, cudaMemcpyHostToDevice));
-    vreg_gemm<N><<<1, 128>>>(dv, dp, dout);
+    const int smem = 64 * 576 + (N / 8) * 1040 + 1024;
+    CHECK(cudaFuncSetAttribute(vreg_gemm<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int whole = 1;
+    CUtensorMap m = kv_map(dv, 64, 64, &whole);
+    vreg_gemm<N><<<1, 128, smem>>>(m, whole, dp, dout);
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
     CHECK(cudaFree(dv)); CHECK(cudaFree(dp)); CHECK(cudaFree(dout));
@@ -224,7 +302,11 @@ template <int N, int G> static int test_fp8(int real)
     CHECK(cudaMalloc(&da, sizeof a)); CHECK(cudaMalloc(&db, sizeof b)); CHECK(cudaMalloc(&dout, sizeof got));
     CHECK(cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(db, b, sizeof b, cudaMemcpyHostToDevice));
-    fp8_gemm<N, G><<<1, 128>>>(da, db, dout);
+    const int smem = 64 * 576 + N * 576 + 1024;
+    CHECK(cudaFuncSetAttribute(fp8_gemm<N, G>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int whole = 1;
+    CUtensorMap m = kv_map(da, 64, 64, &whole);
+    fp8_gemm<N, G><<<1, 128, smem>>>(m, whole, db, dout);
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
     CHECK(cudaFree(da)); CHECK(cudaFree(db)); CHECK(cudaFree(dout));
@@ -271,9 +353,9 @@ int main(void)
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
     if (p.major != 9) { fprintf(stderr, "sm90-layout-test: needs a Hopper GPU (found sm_%d%d)\n", p.major, p.minor); return 4; }
-    int failed = test_cast() + test_vreg<16>() + test_vreg<32>() + test_fp8<8, 18>(0) + test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) +
-                 test_f16<64>();
+    int failed = test_tma(64, 1) + test_tma(64, 0) + test_tma(8, 0) + test_tma(2, 0) + test_tma(1, 0) + test_cast() + test_vreg<16>() +
+                 test_vreg<32>() + test_fp8<8, 18>(0) + test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) + test_f16<64>();
     test_fp8<32, 18>(1); test_fp8<32, 6>(1); test_fp8<32, 3>(1); test_fp8<32, 2>(1); test_fp8<32, 1>(1);
-    printf("%d passed, %d failed\n", 8 - failed, failed);
+    printf("%d passed, %d failed\n", 13 - failed, failed);
     return failed ? 1 : 0;
 }
