@@ -24,23 +24,10 @@
  * fp8 codes, so P = 0 times them is 0) or the TMA's zero fill past the cache's end. With q_src_cast
  * the kernel also does the cast-free Q cast itself (bf16 -> saturating fp8, scale 1): no extra pass. */
 #include "common.h"
-#include "sm90_wgmma.h"
 
 #if MB_HAVE_SM90
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
 #include <string.h>
-
-#define S9_THREADS 256
-#define S9_MAX_ROWS 64
-#define S9_TILE 64
-#define S9_STAGES 3
-#define S9_KSBO (MB_DK / 16 * W9_LBO)           /* Q's row-group stride: 36 core matrices */
-#define S9_TILE_BYTES (S9_TILE * MB_DK)
-#define S9_SLICE (S9_TILE * 64)                 /* a 64-byte slice of every row of a tile (w9_sw64_off) */
-/* V^T and P^T (f16, K = 64 tokens = 8 core matrices): 1024 bytes a row group plus 16, so the 8 row
- * groups a warp's transposed stores touch fall on different banks. */
-#define S9_HSBO (S9_TILE * 2 / 16 * W9_LBO + 16)
+#include "sm90_unit.h"
 
 /* Units of up to 32 rows take V^T as the register operand of the P V wgmma, built from the tile with
  * ldmatrix.trans (w9_vt_fragment): no V^T copy in shared memory. 64-row units have no registers for
@@ -73,97 +60,8 @@ template <int N> struct s9_smem {
     uint64_t bar[S9_STAGES];    /* each stage's copy barrier */
 };
 
-__device__ __forceinline__ void cp16(uint32_t dst, const void *src, bool valid)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
-__device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); }
-
 /* V^T comes out of w9_f16x2_even / odd (sm90_wgmma.h) x 2^-8; the output undoes it. */
 #define S9_V_UNSCALE 256.0f
-
-/* Tile [t0, t0 + 64) of the unit into stage `st` (w9_load_kv_tile): each run's first token resolved
- * through the page table; a run that starts past the unit's end reads row 0 instead, so every run
- * lands and the barrier always waits for a whole tile. The copies need no thread after this: a
- * thread that issued per-thread cp.async held its address registers until the load unit took them,
- * which was the kernel's largest stall (results/NOTES.md, v10-v15). */
-__device__ __forceinline__ void load_tile(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
-                                          int b, int t0, int t1)
-{
-    if (threadIdx.x == 0) w9_mbar_expect(bar, S9_TILE_BYTES);
-    w9_load_kv_tile(st, map, a.kv, a.kv_map.box_rows, a.kv_map.whole_tile, bar,
-                    [&](int r) { int t = t0 + r; return t < t1 ? (int)mb_kv_row(a.pages, a.kv_indptr, b, t) : 0; },
-                    threadIdx.x, S9_THREADS);
-}
-/* Caches that take several boxes a tile (pages of fewer than 64 tokens) go out of line: inlined at
- * each of the kernel's three call sites, their copy loops doubled the code (74 -> 155 KB for 64-row
- * units), and the first pass of every CTA over the loop paid for fetching it (results/NOTES.md, v20). */
-__device__ __noinline__ void load_tile_runs(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
-                                            int b, int t0, int t1)
-{
-    load_tile(st, bar, map, a, b, t0, t1);
-}
-__device__ __forceinline__ void issue_tile(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
-                                           int b, int t0, int t1)
-{
-    if (a.kv_map.whole_tile) {
-        if (threadIdx.x == 0) {
-            w9_mbar_expect(bar, S9_TILE_BYTES);
-            w9_tma_load_tile(st, map, (int)mb_kv_row(a.pages, a.kv_indptr, b, t0), bar);
-        }
-    } else {
-        load_tile_runs(st, bar, map, a, b, t0, t1);
-    }
-}
-
-/* Q rows of the unit, all by cp.async in the first tile's copy group (one DRAM latency, not one per
- * piece); rows past `rows` are zero-filled (their outputs are never written). fp8 Q lands in the
- * K-major tile directly; bf16 Q (the fused cast) lands row-major in `staging` for cast_q. */
-template <int N>
-__device__ void load_q(s9_smem<N> &sm, const mb_decode_args_t &a, int64_t qrow0, int rows)
-{
-    if (a.q_src_cast) {
-        const uint8_t *src = (const uint8_t *)a.q_src_cast;
-        for (int i = threadIdx.x; i < N * (MB_DK * 2 / 16); i += S9_THREADS) {
-            int r = i / (MB_DK * 2 / 16), c = i % (MB_DK * 2 / 16);
-            cp16(w9_smem_addr(sm.v.staging) + 16 * i, r < rows ? src + ((qrow0 + r) * MB_DK * 2 + 16 * c) : src, r < rows);
-        }
-        return;
-    }
-    for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
-        int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        cp16(w9_smem_addr(sm.q) + w9_off(r, 16 * c, S9_KSBO), r < rows ? a.q + (qrow0 + r) * MB_DK + 16 * c : a.q,
-             r < rows);
-    }
-}
-
-/* Four bf16 (two words) -> four e4m3 codes in one word, by the hardware's cvt.rn.satfinite: the
- * same round-to-nearest-even and clamp at +-448 as mb_f32_to_fp8 (which mb_launch_qcast and the
- * check use); sm90-layout-test compares the two on all 65536 bf16 values. */
-__device__ __forceinline__ uint32_t cast4(uint32_t x, uint32_t y)
-{
-    float2 a = make_float2(__uint_as_float(x << 16), __uint_as_float(x & 0xffff0000u));
-    float2 b = make_float2(__uint_as_float(y << 16), __uint_as_float(y & 0xffff0000u));
-    return (uint32_t)__nv_cvt_float2_to_fp8x2(a, __NV_SATFINITE, __NV_E4M3) |
-           ((uint32_t)__nv_cvt_float2_to_fp8x2(b, __NV_SATFINITE, __NV_E4M3) << 16);
-}
-
-/* The cast-free cast, fused: staged bf16 Q -> saturating fp8 (scale 1) in the K-major tile. */
-template <int N>
-__device__ void cast_q(s9_smem<N> &sm)
-{
-    for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
-        int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        const uint4 *src = (const uint4 *)&sm.v.staging[r * MB_DK * 2 + 32 * c];
-        uint4 lo = src[0], hi = src[1];
-        uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w }, w[4];
-#pragma unroll
-        for (int e = 0; e < 4; e++) w[e] = cast4(h[2 * e], h[2 * e + 1]);
-        *(uint4 *)&sm.q[w9_off(r, 16 * c, S9_KSBO)] = make_uint4(w[0], w[1], w[2], w[3]);
-    }
-}
 
 /* Step `it` (of 8) of V^T (f16, x 2^-8) from the tile's first 512 bytes a token. Warp w takes token
  * group w; each ldmatrix.trans reads four 8-token x 16-byte core matrices and hands lane l, of each,
@@ -211,12 +109,12 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
             const uint32_t c = (seq0 + s) % S9_STAGES;
             issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end);
         }
-    load_q(sm, a, qrow0, rows);
+    load_q<N>(sm.v.staging, sm.q, a, qrow0, rows);
     cp_commit();
     cp_wait<0>();
     if (a.q_src_cast) {   /* the staging area is P^T (and V^T), free until the first tile's softmax */
         __syncthreads();
-        cast_q(sm);
+        cast_q<N>(sm.v.staging, sm.q);
     }
     w9_fence_proxy();              /* Q, by cp.async or the cast, is read by wgmma (published below) */
 
@@ -407,7 +305,6 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
     /* The V scale is applied once, to the normalised output. The accumulator layout scatters a row
      * over 32 lanes, so the rows go through shared memory (the stages are idle now) and leave in
      * coalesced 16-byte pieces. Row stride 516 floats: the 4 rows of one store hit different banks. */
-    constexpr int OS = MB_DV + 4;
     float *ob = (float *)&sm;
 #pragma unroll
     for (int j = 0; j < N / 8; j++)
@@ -419,27 +316,10 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
             for (int mb = 0; mb < 4; mb++)
 #pragma unroll
                 for (int h = 0; h < 2; h++)
-                    ob[r * OS + 256 * wg + 64 * mb + 16 * warp + (VREG ? 2 * g + h : g + 8 * h)] = o[mb][4 * j + 2 * h + c] * inv;
+                    ob[r * S9_OS + 256 * wg + 64 * mb + 16 * warp + (VREG ? 2 * g + h : g + 8 * h)] = o[mb][4 * j + 2 * h + c] * inv;
         }
     __syncthreads();
-    if (u.partial < 0) {
-        for (int i = threadIdx.x; i < rows * (MB_DV / 8); i += S9_THREADS) {
-            int r = i / (MB_DV / 8), d = 8 * (i % (MB_DV / 8));
-            const float *x = &ob[r * OS + d];
-            uint32_t w[4];
-#pragma unroll
-            for (int e = 0; e < 4; e++) w[e] = (uint32_t)mb_f32_to_bf16(x[2 * e]) | ((uint32_t)mb_f32_to_bf16(x[2 * e + 1]) << 16);
-            *(uint4 *)&a.out[(qrow0 + r) * MB_DV + d] = make_uint4(w[0], w[1], w[2], w[3]);
-        }
-    } else {
-        int64_t slot = (int64_t)u.partial * a.rows_per_unit;
-        for (int i = threadIdx.x; i < rows * (MB_DV / 4); i += S9_THREADS) {
-            int r = i / (MB_DV / 4), d = 4 * (i % (MB_DV / 4));
-            *(float4 *)&a.partial_o[(slot + r) * MB_DV + d] = *(const float4 *)&ob[r * OS + d];
-        }
-        for (int r = threadIdx.x; r < rows; r += S9_THREADS)
-            a.partial_lse[slot + r] = sm.row_l[r] > 0.0f ? sm.row_m[r] + log2f(sm.row_l[r]) : -INFINITY;
-    }
+    store_unit(ob, sm.row_m, sm.row_l, a, u, rows, qrow0);
     w9_fence_proxy();              /* the row buffers' generic writes before the next unit's TMA writes */
     __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
 }
