@@ -28,6 +28,8 @@
 #if MB_HAVE_SM90
 #include <string.h>
 #include "sm90_unit.h"
+#include "sm90_unit_pp.h"
+#include <type_traits>
 
 /* Units of up to 32 rows take V^T as the register operand of the P V wgmma, built from the tile with
  * ldmatrix.trans (w9_vt_fragment): no V^T copy in shared memory. 64-row units have no registers for
@@ -60,8 +62,6 @@ template <int N> struct s9_smem {
     uint64_t bar[S9_STAGES];    /* each stage's copy barrier */
 };
 
-/* V^T comes out of w9_f16x2_even / odd (sm90_wgmma.h) x 2^-8; the output undoes it. */
-#define S9_V_UNSCALE 256.0f
 
 /* Step `it` (of 8) of V^T (f16, x 2^-8) from the tile's first 512 bytes a token. Warp w takes token
  * group w; each ldmatrix.trans reads four 8-token x 16-byte core matrices and hands lane l, of each,
@@ -107,7 +107,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
     for (int s = 0; s < S9_STAGES - 1; s++)
         if (s < ntiles) {
             const uint32_t c = (seq0 + s) % S9_STAGES;
-            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end);
+            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, threadIdx.x, S9_THREADS);
         }
     load_q<N>(sm.v.staging, sm.q, a, qrow0, rows);
     cp_commit();
@@ -153,7 +153,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
         __syncthreads();           /* everyone is past the previous tile: its stage is free */
         if (it + S9_STAGES - 1 < ntiles) {
             const uint32_t n = (seq0 + it + S9_STAGES - 1) % S9_STAGES;
-            issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[n], map, a, b, t0 + (S9_STAGES - 1) * S9_TILE, kv_end);
+            issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[n], map, a, b, t0 + (S9_STAGES - 1) * S9_TILE, kv_end, threadIdx.x, S9_THREADS);
         }
 
         /* Hopper's fp8 wgmma keeps ~14 bits while it accumulates: over all 576 dims its error reaches
@@ -324,27 +324,33 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
     __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
 }
 
+/* 16-row units alternate tiles between the warpgroups (sm90_unit_pp.h); larger ones split each tile's
+ * rows and value dims between them (unit_run above). */
+template <int N> using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>, s9_smem<N>>;
+
 template <int N>
 __global__ void __launch_bounds__(S9_THREADS, 1)
     decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a, const __grid_constant__ CUtensorMap map)
 {
 #if W9_ENABLED
     extern __shared__ __align__(128) uint8_t smem[];
-    s9_smem<N> &sm = *(s9_smem<N> *)(smem + ((1024 - (w9_smem_addr(smem) & 1023)) & 1023));
+    s9_smem_t<N> &sm = *(s9_smem_t<N> *)(smem + ((1024 - (w9_smem_addr(smem) & 1023)) & 1023));
     if (threadIdx.x == 0) {
-        for (int s = 0; s < S9_STAGES; s++) w9_mbar_init(&sm.bar[s]);
+        for (size_t s = 0; s < sizeof sm.bar / sizeof(uint64_t); s++) w9_mbar_init((uint64_t *)sm.bar + s);
         w9_mbar_init_fence();
     }
     __syncthreads();
     float scale_kv = a.fault == MB_FAULT_WRONG_SCALE ? 1.0f : *a.kv_scale;
     uint32_t seq = 0;
-    for (int w = a.work_indptr[blockIdx.x]; w < a.work_indptr[blockIdx.x + 1]; w++)
-        unit_run<N>(sm, a, &map, a.work[w], scale_kv, seq);
+    for (int w = a.work_indptr[blockIdx.x]; w < a.work_indptr[blockIdx.x + 1]; w++) {
+        if constexpr (N <= S9_PP_ROWS) unit_run_pp<N>(sm, a, &map, a.work[w], scale_kv, seq);
+        else unit_run<N>(sm, a, &map, a.work[w], scale_kv, seq);
+    }
 #endif
 }
 
 /* Dynamic shared memory: the block and room to align it to 1024 bytes. */
-template <int N> static constexpr size_t s9_smem_bytes() { return sizeof(s9_smem<N>) + 1024; }
+template <int N> static constexpr size_t s9_smem_bytes() { return sizeof(s9_smem_t<N>) + 1024; }
 
 template <int N> static hipError_t s9_setup(void)
 {

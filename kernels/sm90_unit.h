@@ -19,6 +19,8 @@
 /* V^T and P^T (f16, K = 64 tokens = 8 core matrices): 1024 bytes a row group plus 16, so the 8 row
  * groups a warp's transposed stores touch fall on different banks. */
 #define S9_HSBO (S9_TILE * 2 / 16 * W9_LBO + 16)
+/* V^T comes out of w9_f16x2_even / odd (sm90_wgmma.h) x 2^-8; the output undoes it. */
+#define S9_V_UNSCALE 256.0f
 /* Row stride (floats) of a finished unit staged for its store: 4 rows of one store hit different banks. */
 #define S9_OS (MB_DV + 4)
 
@@ -30,37 +32,38 @@ __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_grou
 template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 __device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); }
 
-/* Tile [t0, t0 + 64) of the unit into stage `st` (w9_load_kv_tile): each run's first token resolved
+/* Tile [t0, t0 + 64) of the unit into stage `st` (w9_load_kv_tile), issued by the group of nthreads
+ * threads that all call this (tid = the caller's index in it): each run's first token resolved
  * through the page table; a run that starts past the unit's end reads row 0 instead, so every run
  * lands and the barrier always waits for a whole tile. The copies need no thread after this: a
  * thread that issued per-thread cp.async held its address registers until the load unit took them,
  * which was the kernel's largest stall (results/NOTES.md, v10-v15). */
 __device__ __forceinline__ void load_tile(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
-                                          int b, int t0, int t1)
+                                          int b, int t0, int t1, int tid, int nthreads)
 {
-    if (threadIdx.x == 0) w9_mbar_expect(bar, S9_TILE_BYTES);
+    if (tid == 0) w9_mbar_expect(bar, S9_TILE_BYTES);
     w9_load_kv_tile(st, map, a.kv, a.kv_map.box_rows, a.kv_map.whole_tile, bar,
                     [&](int r) { int t = t0 + r; return t < t1 ? (int)mb_kv_row(a.pages, a.kv_indptr, b, t) : 0; },
-                    threadIdx.x, S9_THREADS);
+                    tid, nthreads);
 }
 /* Caches that take several boxes a tile (pages of fewer than 64 tokens) go out of line: inlined at
  * each of the kernel's three call sites, their copy loops doubled the code (74 -> 155 KB for 64-row
  * units), and the first pass of every CTA over the loop paid for fetching it (results/NOTES.md, v20). */
 __device__ __noinline__ void load_tile_runs(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
-                                            int b, int t0, int t1)
+                                            int b, int t0, int t1, int tid, int nthreads)
 {
-    load_tile(st, bar, map, a, b, t0, t1);
+    load_tile(st, bar, map, a, b, t0, t1, tid, nthreads);
 }
 __device__ __forceinline__ void issue_tile(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
-                                           int b, int t0, int t1)
+                                           int b, int t0, int t1, int tid, int nthreads)
 {
     if (a.kv_map.whole_tile) {
-        if (threadIdx.x == 0) {
+        if (tid == 0) {
             w9_mbar_expect(bar, S9_TILE_BYTES);
             w9_tma_load_tile(st, map, (int)mb_kv_row(a.pages, a.kv_indptr, b, t0), bar);
         }
     } else {
-        load_tile_runs(st, bar, map, a, b, t0, t1);
+        load_tile_runs(st, bar, map, a, b, t0, t1, tid, nthreads);
     }
 }
 

@@ -1,0 +1,253 @@
+/* Units of up to S9_PP_ROWS rows (16: q_len 1 with 16 heads, the serving-sized decode) walked with
+ * the two warpgroups on alternate tiles: warpgroup w takes tiles w, w + 2, w + 4, ... of the unit,
+ * each one whole (all rows, all 512 value dims), with its own two stages, copy barriers, P^T and
+ * softmax state. Inside the tile loop a warpgroup waits only for itself, so one's softmax and V^T
+ * unpacking run under the other's wgmmas; in decode_sm90.hip's walker both warpgroups meet at two
+ * barriers a tile and the tensor cores idle while both do softmax (after v20 that chain, not the
+ * copies, bounded these shapes: 1.8 us a tile against 1.1 us of DRAM time). The two halves of the
+ * unit merge once at the end, as the combine merges splits. The registers allow it at 16 rows: all
+ * 512 dims of O are 64 floats a thread, and the V^T fragments of a 16-token step 32 more. */
+#ifndef MB_SM90_UNIT_PP_H
+#define MB_SM90_UNIT_PP_H
+
+#include "sm90_unit.h"
+
+#define S9_PP_ROWS 16
+#define S9_PP_STAGES 2                  /* per warpgroup: one tile computed while its next lands */
+#define S9_PP_WG 128                    /* threads a warpgroup */
+
+/* The stages come first and the block is 1024-byte aligned (the swizzle is a function of the address). */
+template <int N> struct s9_smem_pp {
+    uint8_t kv[2][S9_PP_STAGES][S9_TILE_BYTES];
+    union {                             /* the fused cast's bf16 Q lives here until the first tile */
+        uint8_t p[2][N / 8 * S9_HSBO];
+        uint8_t staging[N * MB_DK * 2];
+    };
+    uint8_t q[N / 8 * S9_KSBO];
+    float red[2][4][N];                 /* per warpgroup, per warp: row maxima (at the end, row sums) */
+    float wm[2][N], wl[2][N];           /* each warpgroup's final row max and sum */
+    float row_m[N], row_l[N];           /* merged */
+    uint64_t bar[2][S9_PP_STAGES];
+};
+
+template <int N>
+__device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+                            float scale_kv, uint32_t &seq)
+{
+    constexpr int RB = N / 8;                   /* 8-row blocks of the accumulators */
+    const int wg = threadIdx.x / S9_PP_WG, wt = threadIdx.x % S9_PP_WG, warp = wt / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int rows = u.row_end - u.row_begin, b = u.batch;
+    const int64_t qrow0 = (int64_t)a.qo_indptr[b] * a.heads + u.row_begin;
+    int kv_end = u.kv_end;
+    if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == a.kv_indptr[b + 1]) kv_end -= 1;
+    const int ntiles = kv_end > u.kv_begin ? (kv_end - u.kv_begin + S9_TILE - 1) / S9_TILE : 0;
+    const int nt = (ntiles - wg + 1) / 2;       /* this warpgroup's tiles: wg, wg + 2, ... */
+    const uint32_t kv0 = w9_smem_addr(sm.kv[wg][0]);
+
+    /* This warpgroup's j-th tile is its copy number seq0 + j: stage (seq0 + j) % 2, barrier phase
+     * parity ((seq0 + j) / 2) % 2 (seq counts per thread, so per warpgroup). */
+    const uint32_t seq0 = seq;
+    seq += nt;
+    if (nt > 0)
+        issue_tile(kv0 + (seq0 % S9_PP_STAGES) * S9_TILE_BYTES, &sm.bar[wg][seq0 % S9_PP_STAGES], map, a, b,
+                   u.kv_begin + wg * S9_TILE, kv_end, wt, S9_PP_WG);
+    load_q<N>(sm.staging, sm.q, a, qrow0, rows);
+    cp_commit();
+    cp_wait<0>();
+    if (a.q_src_cast) {
+        __syncthreads();
+        cast_q<N>(sm.staging, sm.q);
+    }
+    w9_fence_proxy();              /* Q, by cp.async or the cast, is read by wgmma */
+    __syncthreads();               /* ...of both warpgroups; the staging area is P^T from here */
+
+    /* The (logical) token end each of this thread's rows may see; rows past `rows` see none. */
+    int end[RB][2];
+    const int kv_len = a.kv_indptr[b + 1] - a.kv_indptr[b];
+#pragma unroll
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            int r = 8 * j + 2 * t + e, row = u.row_begin + r;
+            int seen = a.causal ? kv_len - (a.q_len - 1 - row / a.heads) : kv_len;
+            end[j][e] = r < rows ? min(a.kv_indptr[b] + seen, kv_end) : 0;
+        }
+
+    const float mult = *a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
+    float m[RB][2], l[RB][2];
+#pragma unroll
+    for (int j = 0; j < RB; j++) m[j][0] = m[j][1] = -INFINITY, l[j][0] = l[j][1] = 0.0f;
+    float o[8][N / 2];
+#pragma unroll
+    for (int mb = 0; mb < 8; mb++)
+#pragma unroll
+        for (int i = 0; i < N / 2; i++) o[mb][i] = 0.0f;
+    const uint32_t q_addr = w9_smem_addr(sm.q), p_addr = w9_smem_addr(sm.p[wg]);
+
+    for (int j = 0; j < nt; j++) {
+        const int t0 = u.kv_begin + (wg + 2 * j) * S9_TILE;
+        const uint32_t c = (seq0 + j) % S9_PP_STAGES, st = kv0 + c * S9_TILE_BYTES;
+        w9_wait<0>();              /* the previous tile's P V no longer reads P^T */
+        w9_mbar_wait(&sm.bar[wg][c], ((seq0 + j) / S9_PP_STAGES) & 1);
+        w9_fence_proxy();          /* this thread's reads of the previous stage before the copy into it */
+        wg_sync(wg);               /* the warpgroup is past its previous tile: that stage is free */
+        if (j + 1 < nt) {
+            const uint32_t n = (seq0 + j + 1) % S9_PP_STAGES;
+            issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[wg][n], map, a, b, t0 + 2 * S9_TILE, kv_end, wt, S9_PP_WG);
+        }
+
+        /* S^T for every row, each 32-deep step in a fresh accumulator summed in fp32 (the precision
+         * argument of decode_sm90.hip's score loop), through a ring of four: three in flight. */
+        float s[N / 2];
+#pragma unroll
+        for (int i = 0; i < N / 2; i++) s[i] = 0.0f;
+        {
+            constexpr int STEPS = MB_DK / 32, R = 4;
+            float acc[R][N / 2];
+#pragma unroll
+            for (int k = 0; k < STEPS + R - 1; k++) {
+                if (k < STEPS) {
+                    w9_fence();
+                    w9_fp8<N>::mma(acc[k % R], w9_desc_sw64(st + w9_sw64_off(0, 32 * k, S9_TILE), S9_SLICE),
+                                   w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
+                    w9_commit();
+                }
+                if (k >= R - 1) {
+                    const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
+                    w9_wait_dyn<R - 1>(younger);
+                    w9_fence_regs<N / 2>(acc[done % R]);
+#pragma unroll
+                    for (int i = 0; i < N / 2; i++) s[i] += acc[done % R][i];
+                }
+            }
+        }
+
+        /* s[4j + e]: token 16 warp + g + 8 (e / 2), row 8j + 2t + e % 2. */
+#pragma unroll
+        for (int jb = 0; jb < RB; jb++)
+#pragma unroll
+            for (int cc = 0; cc < 2; cc++) {
+                int tok = t0 + 16 * warp + g;
+                s[4 * jb + cc] = tok < end[jb][cc] ? s[4 * jb + cc] * mult : -INFINITY;
+                s[4 * jb + 2 + cc] = tok + 8 < end[jb][cc] ? s[4 * jb + 2 + cc] * mult : -INFINITY;
+                float v = fmaxf(s[4 * jb + cc], s[4 * jb + 2 + cc]);
+                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
+                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 8));
+                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 16));
+                if (g == 0) sm.red[wg][warp][8 * jb + 2 * t + cc] = v;
+            }
+        wg_sync(wg);
+        /* Each thread's O holds the same rows as its scores, so its rescale factors stay in registers. */
+        float alpha[RB][2];
+#pragma unroll
+        for (int jb = 0; jb < RB; jb++)
+#pragma unroll
+            for (int cc = 0; cc < 2; cc++) {
+                int r = 8 * jb + 2 * t + cc;
+                float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
+                mn = fmaxf(mn, m[jb][cc]);
+                float ms = mn == -INFINITY ? 0.0f : mn;    /* a row with no token yet: see decode_sm90.hip */
+                float p0 = exp2f(s[4 * jb + cc] - ms), p1 = exp2f(s[4 * jb + 2 + cc] - ms);
+                alpha[jb][cc] = exp2f(m[jb][cc] - ms);
+                m[jb][cc] = mn;
+                l[jb][cc] = l[jb][cc] * alpha[jb][cc] + p0 + p1;
+                int tok = 16 * warp + g;
+                *(__half *)&sm.p[wg][w9_off(r, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
+                *(__half *)&sm.p[wg][w9_off(r, 2 * (tok + 8), S9_HSBO)] = __float2half_rn(p1);
+            }
+        w9_fence_proxy();
+        wg_sync(wg);               /* P^T complete; the maxima in red are read */
+
+        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
+#pragma unroll
+        for (int jb = 0; jb < RB; jb++)
+#pragma unroll
+            for (int mb = 0; mb < 8; mb++) {
+                o[mb][4 * jb] *= alpha[jb][0]; o[mb][4 * jb + 1] *= alpha[jb][1];
+                o[mb][4 * jb + 2] *= alpha[jb][0]; o[mb][4 * jb + 3] *= alpha[jb][1];
+            }
+        uint32_t f[2][8][4];       /* two sets of V^T fragments: see decode_sm90.hip */
+#pragma unroll
+        for (int k = 0; k < S9_TILE / 16; k++) {
+            if (k >= 2) w9_wait<1>();
+#pragma unroll
+            for (int mb = 0; mb < 8; mb++) w9_vt_fragment(f[k % 2][mb], st, 16 * k, 64 * mb + 16 * warp, S9_TILE);
+            w9_fence();
+#pragma unroll
+            for (int mb = 0; mb < 8; mb++)
+                w9_f16_ra<N>::mma(o[mb], f[k % 2][mb], w9_desc(p_addr + w9_off(0, 32 * k, S9_HSBO), S9_HSBO));
+            w9_commit();
+        }
+    }
+    w9_wait<0>();
+
+    /* Each warpgroup's row sums: over the 8 lanes of a column, then over its 4 warps. */
+#pragma unroll
+    for (int jb = 0; jb < RB; jb++)
+#pragma unroll
+        for (int cc = 0; cc < 2; cc++) {
+            float v = l[jb][cc];
+            v += __shfl_xor_sync(0xffffffffu, v, 4);
+            v += __shfl_xor_sync(0xffffffffu, v, 8);
+            v += __shfl_xor_sync(0xffffffffu, v, 16);
+            if (g == 0) sm.red[wg][warp][8 * jb + 2 * t + cc] = v;
+        }
+    wg_sync(wg);
+    if (warp == 0 && g == 0)
+#pragma unroll
+        for (int jb = 0; jb < RB; jb++)
+#pragma unroll
+            for (int cc = 0; cc < 2; cc++) {
+                int r = 8 * jb + 2 * t + cc;
+                sm.wl[wg][r] = sm.red[wg][0][r] + sm.red[wg][1][r] + sm.red[wg][2][r] + sm.red[wg][3][r];
+                sm.wm[wg][r] = m[jb][cc];
+            }
+    __syncthreads();
+
+    /* The merge. Each row's max over both halves; both halves rescaled to it. Warpgroup w keeps value
+     * dims [256w, 256w + 256) and hands its other half to the other warpgroup through the idle stages,
+     * where the thread of the same place in the other warpgroup holds the same (dim, row) pairs. */
+    float aw[RB][2], lsum[RB][2];
+#pragma unroll
+    for (int jb = 0; jb < RB; jb++)
+#pragma unroll
+        for (int cc = 0; cc < 2; cc++) {
+            int r = 8 * jb + 2 * t + cc;
+            float m0 = sm.wm[0][r], m1 = sm.wm[1][r], mx = fmaxf(m0, m1), ms = mx == -INFINITY ? 0.0f : mx;
+            float a0 = exp2f(m0 - ms), a1 = exp2f(m1 - ms);
+            aw[jb][cc] = wg ? a1 : a0;
+            lsum[jb][cc] = sm.wl[0][r] * a0 + sm.wl[1][r] * a1;
+            if (wg == 0 && warp == 0 && g == 0) sm.row_m[r] = mx, sm.row_l[r] = lsum[jb][cc];
+        }
+    constexpr int XW = 4 * (N / 2) * S9_PP_WG;   /* floats a warpgroup hands over */
+    float *ob = (float *)&sm, *x = ob + N * S9_OS;
+    static_assert((N * S9_OS + 2 * XW) * sizeof(float) <= sizeof(sm.kv), "the merge fits in the stages");
+#pragma unroll
+    for (int mb = 0; mb < 4; mb++)
+#pragma unroll
+        for (int i = 0; i < N / 2; i++)
+            x[wg * XW + (mb * (N / 2) + i) * S9_PP_WG + wt] = (wg ? o[mb][i] : o[4 + mb][i]) * aw[i / 4][i % 2];
+    __syncthreads();
+#pragma unroll
+    for (int jb = 0; jb < RB; jb++)
+#pragma unroll
+        for (int cc = 0; cc < 2; cc++) {
+            int r = 8 * jb + 2 * t + cc;
+            float inv = lsum[jb][cc] > 0.0f ? scale_kv * S9_V_UNSCALE / lsum[jb][cc] : 0.0f;
+#pragma unroll
+            for (int mb = 0; mb < 4; mb++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const int i = 4 * jb + 2 * h + cc;
+                    float v = (wg ? o[4 + mb][i] : o[mb][i]) * aw[jb][cc] + x[(1 - wg) * XW + (mb * (N / 2) + i) * S9_PP_WG + wt];
+                    ob[r * S9_OS + 256 * wg + 64 * mb + 16 * warp + 2 * g + h] = v * inv;
+                }
+        }
+    __syncthreads();
+    store_unit(ob, sm.row_m, sm.row_l, a, u, rows, qrow0);
+    w9_fence_proxy();              /* the row buffers' generic writes before the next unit's TMA writes */
+    __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
+}
+
+#endif
