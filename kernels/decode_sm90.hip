@@ -2,7 +2,8 @@
  * the portable kernel; a plan worker is one CTA (one per SM) walking its unit list.
  *
  * A unit is up to 64 query rows (q_index x head) of one batch over a KV range, in 64-token tiles.
- * The CTA has two warpgroups. Per tile:
+ * The CTA has two warpgroups. Units of up to 16 rows give them alternate tiles (sm90_unit_pp.h, same
+ * steps as below with all rows and dims in each warpgroup); larger units split every tile:
  *  - S^T = K Q^T (64 tokens x rows, fp8 wgmma, 576 deep). Tokens are the M side, so a unit of 16
  *    rows wastes no tensor-core work (M is fixed at 64; N can be 8..256). Warpgroup h scores the
  *    rows of its half, so no score is computed twice.
@@ -17,12 +18,13 @@
  *    score wgmma runs.
  *  - The fp8 wgmma's own accumulator is too coarse for long dot products (see the score loop), so
  *    every 32 dims of S are added up in fp32 registers.
- * KV tiles arrive three stages deep by the TMA unit (cp.async.bulk.tensor, an mbarrier a stage), laid
- * out with the 64-byte swizzle (w9_sw64_off): one 3-D box a tile from one thread where a tile is one
- * run of the cache (flat, pages of a multiple of 64), else boxes of 8/4/2 rows through the page table
- * (w9_load_kv_tile). Rows past a unit's end hold other tokens of the cache (finite
- * fp8 codes, so P = 0 times them is 0) or the TMA's zero fill past the cache's end. With q_src_cast
- * the kernel also does the cast-free Q cast itself (bf16 -> saturating fp8, scale 1): no extra pass. */
+ * KV tiles arrive by the TMA unit (cp.async.bulk.tensor, an mbarrier a stage; three stages here, two
+ * a warpgroup in sm90_unit_pp.h), laid out with the 64-byte swizzle (w9_sw64_off): one 3-D box a tile
+ * from one thread where a tile is one run of the cache (flat, pages of a multiple of 64), else boxes
+ * of 8/4/2 rows through the page table (w9_load_kv_tile). Rows past a unit's end hold other tokens of
+ * the cache (finite fp8 codes, so P = 0 times them is 0) or the TMA's zero fill past the cache's end.
+ * With q_src_cast the kernel also does the cast-free Q cast itself (bf16 -> saturating fp8, scale 1):
+ * no extra pass. */
 #include "common.h"
 
 #if MB_HAVE_SM90
