@@ -19,10 +19,11 @@
  *  - The fp8 wgmma's own accumulator is too coarse for long dot products (see the score loop), so
  *    every 32 dims of S are added up in fp32 registers.
  * KV tiles arrive by the TMA unit (cp.async.bulk.tensor, an mbarrier a stage; three stages here, two
- * a warpgroup in sm90_unit_pp.h), laid out with the 64-byte swizzle (w9_sw64_off): one 3-D box a tile
- * from one thread where a tile is one run of the cache (flat, pages of a multiple of 64), else boxes
- * of 8/4/2 rows through the page table (w9_load_kv_tile). Rows past a unit's end hold other tokens of
- * the cache (finite fp8 codes, so P = 0 times them is 0) or the TMA's zero fill past the cache's end.
+ * a warpgroup in sm90_unit_pp.h), one 3-D box a tile from one thread, laid out with the 64-byte
+ * swizzle (w9_sw64_off), where a tile is one run of the cache (flat, pages of a multiple of 64); from
+ * smaller pages by cp.async through the page table (issue_tile). Rows past a unit's end hold other
+ * tokens of the cache (finite fp8 codes, so P = 0 times them is 0) or the TMA's zero fill past the
+ * cache's end.
  * With q_src_cast the kernel also does the cast-free Q cast itself (bf16 -> saturating fp8, scale 1):
  * no extra pass. */
 #include "common.h"
@@ -150,7 +151,8 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
         const int t0 = u.kv_begin + it * S9_TILE;
         const uint32_t c = (seq0 + it) % S9_STAGES, st = kv0 + c * S9_TILE_BYTES;
         w9_wait<0>();              /* the previous tile's P V no longer reads V^T and P^T */
-        w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S9_STAGES) & 1);   /* this tile landed */
+        /* This tile landed (by cp.async: the next tile's group, issued a tile ago, may stay in flight). */
+        tile_wait(a, &sm.bar[c], ((seq0 + it) / S9_STAGES) & 1, it + 1 < ntiles);
         w9_fence_proxy();
         __syncthreads();           /* everyone is past the previous tile: its stage is free */
         if (it + S9_STAGES - 1 < ntiles) {
@@ -380,9 +382,8 @@ extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
 extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream_t s)
 {
     /* bf16 Q against fp8 KV (q_quant "none") is the portable kernel's. */
-    if (a->rows_per_unit != S9_MAX_ROWS || a->num_ctas < 1 || a->q_bf16 || !a->kv_map.box_rows) return hipErrorInvalidValue;
-    CUtensorMap map;
-    static_assert(sizeof map == sizeof a->kv_map.desc, "mb_kv_map_t holds a CUtensorMap");
+    if (a->rows_per_unit != S9_MAX_ROWS || a->num_ctas < 1 || a->q_bf16) return hipErrorInvalidValue;
+    CUtensorMap map;   /* unused (zeros) when tiles go by cp.async */
     memcpy(&map, a->kv_map.desc, sizeof map);
     int rows = a->heads * a->q_len;
     if (rows <= 16) decode_sm90_kernel<16><<<a->num_ctas, S9_THREADS, s9_smem_bytes<16>(), s>>>(*a, map);
@@ -391,18 +392,16 @@ extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream
     return MB_LAUNCH_RESULT();
 }
 
-/* A whole tile a box where every 64-token tile of a batch is one run in the cache (a flat cache; pages
- * of a multiple of 64 tokens, since units start at multiples of 64 tokens of their batch), else runs
- * of 8, 4 or 2 rows, else single rows (w9_load_kv_tile). */
+/* A tensor map for the TMA unit where tiles are runs of the cache (issue_tile); none for other pages. */
 extern "C" int mb_sm90_describe_kv(const uint8_t *kv, int64_t rows, int page_size, mb_kv_map_t *m)
 {
+    m->whole_tile = page_size == 0 || page_size % S9_TILE == 0;
+    if (!m->whole_tile) return 0;
     CUtensorMap map;
-    int box = page_size == 0 || page_size % 64 == 0 ? 64 : page_size % 8 == 0 ? 8 : page_size % 4 == 0 ? 4 : page_size % 2 == 0 ? 2 : 1;
-    int whole = 1, rc = w9_encode_kv_map(&map, kv, (uint64_t)rows, box, &whole);
+    int rc = w9_encode_kv_map(&map, kv, (uint64_t)rows);
     if (rc) return rc;
+    static_assert(sizeof map == sizeof m->desc, "mb_kv_map_t holds a CUtensorMap");
     memcpy(m->desc, &map, sizeof map);
-    m->box_rows = box;
-    m->whole_tile = whole;
     return 0;
 }
 

@@ -33,11 +33,11 @@ typedef struct mb_pages {
 } mb_pages_t;
 
 /* A kernel's own description of the KV cache, made once per workspace (mb_kernel_info_t.describe_kv):
- * for sm90 the TMA unit's tensor map (a CUtensorMap, opaque here) and the rows of its box. */
+ * for sm90 whether its tiles are runs of the cache, and if so the TMA unit's tensor map of it (a
+ * CUtensorMap, opaque here). */
 typedef struct mb_kv_map {
     uint64_t desc[16];
-    int box_rows;
-    int whole_tile;              /* one box a tile (a 3-D map) */
+    int whole_tile;              /* tiles by one TMA box each (else cp.async through the page table) */
 } mb_kv_map_t;
 
 typedef struct mb_decode_args {

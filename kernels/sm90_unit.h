@@ -32,27 +32,23 @@ __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_grou
 template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 __device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); }
 
-/* Tile [t0, t0 + 64) of the unit into stage `st` (w9_load_kv_tile), issued by the group of nthreads
- * threads that all call this (tid = the caller's index in it): each run's first token resolved
- * through the page table; a run that starts past the unit's end reads row 0 instead, so every run
- * lands and the barrier always waits for a whole tile. The copies need no thread after this: a
- * thread that issued per-thread cp.async held its address registers until the load unit took them,
- * which was the kernel's largest stall (results/NOTES.md, v10-v15). */
-__device__ __forceinline__ void load_tile(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
-                                          int b, int t0, int t1, int tid, int nthreads)
+/* Tile [t0, t0 + 64) of the unit into stage `st`, issued by the group of nthreads threads that all
+ * call this (tid = the caller's index in it), which later waits for it with tile_wait.
+ * Where a tile is one run of the cache (a flat cache, or pages of a multiple of 64 tokens: units start
+ * at multiples of 64 tokens of their batch) one thread hands the TMA unit one 3-D box (64 bytes x 64
+ * rows x 9 slices), counted down on the stage's barrier: no thread holds the copy after that (per-thread
+ * cp.async, which kept address registers busy until the load unit took them, was the kernel's largest
+ * stall: results/NOTES.md, v10-v15). Other pages go by cp.async: each token's row resolved once through
+ * the page table by the threads that copy it, one commit group a tile. (The TMA unit would need a box a
+ * page there, issued lane by lane since its operands are uniform: 16-token pages cost 59 %, 1-token
+ * pages 8x over a flat cache that way, results/NOTES.md, v21.) Rows past the unit's end read another
+ * row of the cache, finite fp8 codes that P = 0 multiplies; past the cache's end the TMA fills zeros. */
+__device__ __noinline__ void copy_tile_paged(uint32_t st, const mb_decode_args_t &a, int b, int t0, int t1, int tid, int nthreads)
 {
-    if (tid == 0) w9_mbar_expect(bar, S9_TILE_BYTES);
-    w9_load_kv_tile(st, map, a.kv, a.kv_map.box_rows, a.kv_map.whole_tile, bar,
-                    [&](int r) { int t = t0 + r; return t < t1 ? (int)mb_kv_row(a.pages, a.kv_indptr, b, t) : 0; },
-                    tid, nthreads);
-}
-/* Caches that take several boxes a tile (pages of fewer than 64 tokens) go out of line: inlined at
- * each of the kernel's three call sites, their copy loops doubled the code (74 -> 155 KB for 64-row
- * units), and the first pass of every CTA over the loop paid for fetching it (results/NOTES.md, v20). */
-__device__ __noinline__ void load_tile_runs(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
-                                            int b, int t0, int t1, int tid, int nthreads)
-{
-    load_tile(st, bar, map, a, b, t0, t1, tid, nthreads);
+    const int per = nthreads / S9_TILE, tok = tid / per, t = t0 + tok;
+    const uint8_t *src = a.kv + (t < t1 ? mb_kv_row(a.pages, a.kv_indptr, b, t) : 0) * MB_DK;
+#pragma unroll 1
+    for (int c = tid % per; c < MB_DK / 16; c += per) cp16(st + w9_sw64_off(tok, 16 * c, S9_TILE), src + 16 * c, true);
 }
 __device__ __forceinline__ void issue_tile(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
                                            int b, int t0, int t1, int tid, int nthreads)
@@ -63,8 +59,19 @@ __device__ __forceinline__ void issue_tile(uint32_t st, uint64_t *bar, const CUt
             w9_tma_load_tile(st, map, (int)mb_kv_row(a.pages, a.kv_indptr, b, t0), bar);
         }
     } else {
-        load_tile_runs(st, bar, map, a, b, t0, t1, tid, nthreads);
+        copy_tile_paged(st, a, b, t0, t1, tid, nthreads);
+        cp_commit();
     }
+}
+/* Until the tile issue_tile started has landed: the stage's barrier (phase `parity`), or this thread's
+ * own copies, `newer` saying whether the group of one later tile may stay in flight. Callers then fence
+ * (w9_fence_proxy: the copies are generic-proxy writes, the wgmma reads in the async proxy) and meet at
+ * a barrier, so that everyone's copies are in. */
+__device__ __forceinline__ void tile_wait(const mb_decode_args_t &a, uint64_t *bar, uint32_t parity, bool newer)
+{
+    if (a.kv_map.whole_tile) w9_mbar_wait(bar, parity);
+    else if (newer) cp_wait<1>();
+    else cp_wait<0>();
 }
 
 /* Q rows of the unit, all by cp.async in the first tile's copy group (one DRAM latency, not one per

@@ -89,7 +89,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
         const int t0 = u.kv_begin + (wg + 2 * j) * S9_TILE;
         const uint32_t c = (seq0 + j) % S9_PP_STAGES, st = kv0 + c * S9_TILE_BYTES;
         w9_wait<0>();              /* the previous tile's P V no longer reads P^T */
-        w9_mbar_wait(&sm.bar[wg][c], ((seq0 + j) / S9_PP_STAGES) & 1);
+        tile_wait(a, &sm.bar[wg][c], ((seq0 + j) / S9_PP_STAGES) & 1, false);
         w9_fence_proxy();          /* this thread's reads of the previous stage before the copy into it */
         wg_sync(wg);               /* the warpgroup is past its previous tile: that stage is free */
         if (j + 1 < nt) {

@@ -39,15 +39,12 @@ __host__ __device__ __forceinline__ uint32_t w9_sw64_off(int row, int kbyte, int
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
-/* The TMA unit's description of a KV cache of `rows` rows x 576 bytes (device memory at kv), read in
- * boxes with the 64-byte swizzle (w9_sw64_off), a box being 64 bytes of box_rows rows (64, 8, 4 or 2;
- * w9_load_kv_tile). For 64 rows and *whole set it first tries a 3-D map (64 bytes, rows, the 9 slices
- * of a row: strides 576 and 64), whose one box is a whole tile in the w9_sw64_off layout; *whole
- * then says whether that map was made. The driver's documentation describes strides that grow with
- * the dimension, so it may refuse it, and the 2-D map (nine boxes a tile) is the fallback.
- * The driver's encoder is found through the runtime, so nothing links against libcuda. 0 or a
- * CUresult (-1: the driver has no encoder). */
-static inline int w9_encode_kv_map(CUtensorMap *map, const void *kv, uint64_t rows, int box_rows, int *whole)
+/* The TMA unit's description of a KV cache of `rows` rows x 576 bytes (device memory at kv) as a 3-D
+ * tensor: 64 bytes, rows, the 9 slices of a row (strides 576 and 64), read with the 64-byte swizzle,
+ * so that one box (64 x 64 x 9) is a whole tile already in the w9_sw64_off layout. The driver's
+ * encoder is found through the runtime, so nothing links against libcuda. 0 or a CUresult (-1: the
+ * driver has no encoder). */
+static inline int w9_encode_kv_map(CUtensorMap *map, const void *kv, uint64_t rows)
 {
     static PFN_cuTensorMapEncodeTiled_v12000 encode;
     if (!encode) {
@@ -58,13 +55,9 @@ static inline int w9_encode_kv_map(CUtensorMap *map, const void *kv, uint64_t ro
             return -1;
         encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
     }
-    cuuint64_t dim3[3] = { 64, rows, 9 }, stride3[2] = { 576, 64 }, dim2[2] = { 576, rows }, stride2[1] = { 576 };
-    cuuint32_t box3[3] = { 64, 64, 9 }, box2[2] = { 64, (cuuint32_t)box_rows }, step[3] = { 1, 1, 1 };
-    *whole = *whole && box_rows == 64 &&
-             encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, (void *)kv, dim3, stride3, box3, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                    CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-    if (*whole) return 0;
-    return (int)encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, (void *)kv, dim2, stride2, box2, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+    cuuint64_t dim[3] = { 64, rows, 9 }, stride[2] = { 576, 64 };
+    cuuint32_t box[3] = { 64, 64, 9 }, step[3] = { 1, 1, 1 };
+    return (int)encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, (void *)kv, dim, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
                        CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }
 #endif
@@ -98,7 +91,7 @@ __device__ __forceinline__ uint64_t w9_desc_sw64(uint32_t addr, uint32_t slice_s
            (2ull << 62);
 }
 
-/* mbarriers and the TMA unit's tile copy (cp.async.bulk.tensor): each box copied counts its bytes
+/* mbarriers and the TMA unit's tile copy (cp.async.bulk.tensor): the box counts its bytes
  * down on the barrier, whose phase completes once the one expected arrival (which adds the byte
  * count) has happened and every byte has landed. Waiters spin on the phase's parity. */
 __device__ __forceinline__ void w9_mbar_init(uint64_t *bar)
@@ -117,57 +110,11 @@ __device__ __forceinline__ void w9_mbar_wait(uint64_t *bar, uint32_t parity)
            "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
            "@!done bra w9_wait_%=;\n}\n" ::"r"(w9_smem_addr(bar)), "r"(parity) : "memory");
 }
-/* Box (x, y) of a 2-D tensor map (x: byte of the row, y: row) into shared memory at dst. */
-__device__ __forceinline__ void w9_tma_load(uint32_t dst, const void *map, int x, int y, uint64_t *bar)
-{
-    W9_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
-           ::"r"(dst), "l"(map), "r"(x), "r"(y), "r"(w9_smem_addr(bar)) : "memory");
-}
-
 /* Box (0, y, 0) of the 3-D map: a whole tile from row y. */
 __device__ __forceinline__ void w9_tma_load_tile(uint32_t dst, const void *map, int y, uint64_t *bar)
 {
     W9_ASM("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %2}], [%4];\n"
            ::"r"(dst), "l"(map), "r"(0), "r"(y), "r"(w9_smem_addr(bar)) : "memory");
-}
-
-/* `bytes` contiguous bytes (a multiple of 16, both ends 16-byte aligned) into shared memory at dst. */
-__device__ __forceinline__ void w9_bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint64_t *bar)
-{
-    W9_ASM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
-           ::"r"(dst), "l"(src), "r"(bytes), "r"(w9_smem_addr(bar)) : "memory");
-}
-
-/* A 64-row KV tile (576 bytes a row) into shared memory at `tile` (1024-byte aligned) in the
- * w9_sw64_off layout; its 36864 bytes are counted down on `bar` (the caller expects them). Tile rows
- * come in runs of `box`, run r (a multiple of box) from cache row row_of(r): with a 3-D map (`whole`)
- * one box, issued by one thread; else nine boxes a run of the 2-D map (64, 8, 4 or 2 rows, whose
- * destinations stay 128-byte aligned as the TMA unit requires), one thread a warp issuing a run's;
- * box 1 (pages of an odd size) moves every 16-byte chunk by itself (2304 a tile) from the cache at
- * kv. Thread tid of nthreads issues its share. */
-template <class RowOf>
-__device__ __forceinline__ void w9_load_kv_tile(uint32_t tile, const void *map, const uint8_t *kv, int box, bool whole, uint64_t *bar,
-                                                RowOf row_of, int tid, int nthreads)
-{
-    if (whole) {
-        if (tid == 0) w9_tma_load_tile(tile, map, row_of(0), bar);
-    } else if (box > 1) {
-        /* One thread a warp issues a run's nine boxes: a TMA instruction takes its operands from
-         * uniform registers, so 72 threads with a box each made every warp walk its lanes one by one
-         * (and the three warps that held them arrived late at the next barrier: v16). */
-        if (tid % 32 == 0)
-            for (int run = tid / 32; run < 64 / box; run += nthreads / 32) {
-                const int y = row_of(run * box);
-#pragma unroll
-                for (int slice = 0; slice < 9; slice++)
-                    w9_tma_load(tile + slice * 64 * 64 + run * box * 64, map, 64 * slice, y, bar);
-            }
-    } else {
-        for (int i = tid; i < 64 * 36; i += nthreads) {
-            int r = i / 36, c = i % 36;
-            w9_bulk_load(tile + w9_sw64_off(r, 16 * c, 64), kv + (int64_t)row_of(r) * 576 + 16 * c, 16, bar);
-        }
-    }
 }
 
 __device__ __forceinline__ void w9_fence() { W9_ASM("wgmma.fence.sync.aligned;\n" ::: "memory"); }
