@@ -444,13 +444,8 @@ int mb_compare_write_json(const mb_compare_t *c, const char *path, char *err, si
     json_cases(&b, root, "added", c->added, c->n_added, 1);
     json_cases(&b, root, "missing", c->missing, c->n_missing, 0);
     json_counts(&b, root, c);
-    char *text = b.oom ? NULL : cJSON_Print(root);
+    int rc = jb_write(&b, root, path, err, errlen);
     cJSON_Delete(root);
-    if (!text) { snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM)); return -1; }
-    size_t len = strlen(text);
-    text[len] = '\n';   /* the terminator's byte becomes the final newline; the length says where to stop */
-    int rc = mb_write_file_atomic(path, text, len + 1, err, errlen);
-    free(text);
     return rc;
 }
 

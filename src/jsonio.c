@@ -32,6 +32,17 @@ void jb_put_str(jb_t *b, cJSON *o, const char *key, const char *s)
     jb_put(b, o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
 }
 
+int jb_write(const jb_t *b, const cJSON *root, const char *path, char *err, size_t errlen)
+{
+    char *text = (b && b->oom) || !root ? NULL : cJSON_Print(root);
+    if (!text) { snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM)); return -1; }
+    size_t len = strlen(text);
+    text[len] = '\n';   /* the terminator's byte becomes the final newline; the length says where to stop */
+    int rc = mb_write_file_atomic(path, text, len + 1, err, errlen);
+    free(text);
+    return rc;
+}
+
 char *mb_read_text(const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");

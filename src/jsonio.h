@@ -17,6 +17,9 @@ cJSON *jb_num(double d);
 void jb_put_num(jb_t *b, cJSON *o, const char *key, double d);
 void jb_put_bool(jb_t *b, cJSON *o, const char *key, int v);
 void jb_put_str(jb_t *b, cJSON *o, const char *key, const char *s);   /* NULL s: null */
+/* The tree as text, ending in a newline, written to path atomically (the tree stays the caller's).
+ * 0, or -1 with "PATH: reason" in err; an allocation failure b remembers (b may be NULL) is one. */
+int jb_write(const jb_t *b, const cJSON *root, const char *path, char *err, size_t errlen);
 
 typedef struct {
     const char *path;

@@ -153,14 +153,8 @@ int mb_report_write_json(const mb_report_t *r, const char *path, char *err, size
     jb_put_bool(&b, root, "interrupted", r->interrupted);
     cJSON *cases = jb_put(&b, root, "cases", cJSON_CreateArray());
     for (int i = 0; i < r->n_results && cases; i++) json_case(&b, cases, &r->results[i]);
-    char *text = b.oom ? NULL : cJSON_Print(root);
+    int rc = jb_write(&b, root, path, err, errlen);
     cJSON_Delete(root);
-    if (!text) { snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM)); return -1; }
-    size_t len = strlen(text);
-    /* The terminator's byte becomes the newline a text file ends with; the length says where to stop. */
-    text[len] = '\n';
-    int rc = mb_write_file_atomic(path, text, len + 1, err, errlen);
-    free(text);
     return rc;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <cJSON.h>
 #include "plot.h"
+#include "jsonio.h"
 #include "report.h"
 #include "sweep.h"
 #include "tuning.h"
@@ -236,10 +237,7 @@ static int write_json(const mb_sweep_t *sw, const mb_env_t *env, const char *pat
     cJSON_AddItemToObject(root, "shapes", groups);
     cJSON_AddNumberToObject(root, "shapes_compared", sw->n_compared);
     cJSON_AddNumberToObject(root, "auto_within_3pct", sw->n_auto_ok);
-    char *text = cJSON_Print(root);
-    int rc = text ? mb_write_file_atomic(path, text, strlen(text), err, errlen) : -1;
-    if (!text) snprintf(err, errlen, "%s: out of memory", path);
-    free(text);
+    int rc = jb_write(NULL, root, path, err, errlen);
     cJSON_Delete(root);
     return rc;
 }

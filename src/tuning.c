@@ -87,11 +87,7 @@ static int mkdirs(const char *path)
 int mb_tuning_save(mb_tuning_t *t, char *err, size_t errlen)
 {
     if (mkdirs(t->path)) { snprintf(err, errlen, "%s: cannot create its directory: %s", t->path, strerror(errno)); return -1; }
-    char *text = cJSON_Print(t->root);
-    if (!text) { snprintf(err, errlen, "%s: out of memory", t->path); return -1; }
-    int rc = mb_write_file_atomic(t->path, text, strlen(text), err, errlen);
-    free(text);
-    return rc;
+    return jb_write(NULL, t->root, t->path, err, errlen);
 }
 
 void mb_tuning_free(mb_tuning_t *t)
