@@ -13,6 +13,7 @@
 #include <cJSON.h>
 #include "unit.h"
 #include "report.h"
+#include "jsonio.h"
 #include "npy.h"
 
 enum { NCASES = 3, NSAMP = 6 };
@@ -505,6 +506,36 @@ static void test_atomic_write(void)
     unlink(path);
 }
 
+/* The one writer of the tool's JSON files: the tree as text ending in one newline, readable back; an
+ * allocation failure remembered while building the tree is an error naming the file, and nothing is
+ * written. */
+static void test_jb_write(void)
+{
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "tree.json");
+    jb_t b = {0};
+    cJSON *root = cJSON_CreateObject();
+    jb_put_num(&b, root, "x", 1.5);
+    jb_put_str(&b, root, "name", "a");
+    CHECKF(jb_write(&b, root, path, err, sizeof err) == 0, "%s", err);
+    size_t len = 0;
+    char *text = slurp(path, &len);
+    CHECK(text && len > 2 && text[len - 1] == '\n' && text[len - 2] != '\n');
+    cJSON *back = text ? cJSON_Parse(text) : NULL;
+    CHECK(back && cJSON_GetObjectItem(back, "x") && cJSON_GetObjectItem(back, "x")->valuedouble == 1.5);
+    cJSON_Delete(back);
+    free(text);
+    unlink(path);
+
+    b.oom = 1;
+    err[0] = '\0';
+    CHECK(jb_write(&b, root, path, err, sizeof err) == -1);
+    CHECKF(strstr(err, path) != NULL, "%s", err);
+    CHECK(access(path, F_OK) != 0);
+    CHECK(hidden_files(tdir) == 0);
+    cJSON_Delete(root);
+}
+
 /* Renaming onto a directory fails after the temp file was written: it must be removed. */
 static void test_atomic_write_rename_fails(void)
 {
@@ -648,6 +679,7 @@ void suite_report(void)
     RUN(test_json_roundtrip);
     RUN(test_json_fields);
     RUN(test_json_config_not_json);
+    RUN(test_jb_write);
     RUN(test_json_reader_rejects);
     RUN(test_csv);
     RUN(test_markdown);
