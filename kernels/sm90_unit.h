@@ -74,6 +74,27 @@ __device__ __forceinline__ void tile_wait(const mb_decode_args_t &a, uint64_t *b
     else cp_wait<0>();
 }
 
+/* A unit's KV end (one token short under the planted drop-token bug, for the unit that ends its
+ * batch) and its number of 64-token tiles. */
+struct unit_span {
+    int kv_end, ntiles;
+};
+__device__ __forceinline__ unit_span unit_span_of(const mb_decode_args_t &a, const mb_work_t &u)
+{
+    int kv_end = u.kv_end;
+    if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == a.kv_indptr[u.batch + 1]) kv_end -= 1;
+    return { kv_end, kv_end > u.kv_begin ? (kv_end - u.kv_begin + S9_TILE - 1) / S9_TILE : 0 };
+}
+
+/* The (logical) token end row r of the unit may see (causal: its query's position); rows past
+ * `rows` see none. */
+__device__ __forceinline__ int row_token_end(const mb_decode_args_t &a, const mb_work_t &u, int r, int rows, int kv_end)
+{
+    const int kv_len = a.kv_indptr[u.batch + 1] - a.kv_indptr[u.batch], row = u.row_begin + r;
+    const int seen = a.causal ? kv_len - (a.q_len - 1 - row / a.heads) : kv_len;
+    return r < rows ? min(a.kv_indptr[u.batch] + seen, kv_end) : 0;
+}
+
 /* Q rows of the unit, all by cp.async in the first tile's copy group (one DRAM latency, not one per
  * piece); rows past `rows` are zero-filled (their outputs are never written). fp8 Q lands in the
  * K-major tile directly; bf16 Q (the fused cast) lands row-major in `staging` for cast_q. */

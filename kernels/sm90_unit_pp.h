@@ -39,9 +39,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
     const int g = lane / 4, t = lane % 4;
     const int rows = u.row_end - u.row_begin, b = u.batch;
     const int64_t qrow0 = (int64_t)a.qo_indptr[b] * a.heads + u.row_begin;
-    int kv_end = u.kv_end;
-    if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == a.kv_indptr[b + 1]) kv_end -= 1;
-    const int ntiles = kv_end > u.kv_begin ? (kv_end - u.kv_begin + S9_TILE - 1) / S9_TILE : 0;
+    const auto [kv_end, ntiles] = unit_span_of(a, u);
     const int nt = (ntiles - wg + 1) / 2;       /* this warpgroup's tiles: wg, wg + 2, ... */
     const uint32_t kv0 = w9_smem_addr(sm.kv[wg][0]);
 
@@ -62,17 +60,11 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
     w9_fence_proxy();              /* Q, by cp.async or the cast, is read by wgmma */
     __syncthreads();               /* ...of both warpgroups; the staging area is P^T from here */
 
-    /* The (logical) token end each of this thread's rows may see; rows past `rows` see none. */
-    int end[RB][2];
-    const int kv_len = a.kv_indptr[b + 1] - a.kv_indptr[b];
+    int end[RB][2];                /* the token end of each of this thread's rows (row_token_end) */
 #pragma unroll
     for (int j = 0; j < RB; j++)
 #pragma unroll
-        for (int e = 0; e < 2; e++) {
-            int r = 8 * j + 2 * t + e, row = u.row_begin + r;
-            int seen = a.causal ? kv_len - (a.q_len - 1 - row / a.heads) : kv_len;
-            end[j][e] = r < rows ? min(a.kv_indptr[b] + seen, kv_end) : 0;
-        }
+        for (int e = 0; e < 2; e++) end[j][e] = row_token_end(a, u, 8 * j + 2 * t + e, rows, kv_end);
 
     const float mult = *a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
     float m[RB][2], l[RB][2];
