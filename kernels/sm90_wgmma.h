@@ -214,9 +214,21 @@ template <> struct w9_f16_ra<32> {
 
 /* Four e4m3 codes [b0 b1 b2 b3] -> f16x2 [b0 b2] and [b1 b3], each value times 2^-8, exactly: the 7
  * magnitude bits moved to f16 bit 7 make an f16 of the same value over 2^8 (subnormals included, as
- * f16 subnormals), the sign goes to bit 15. Five integer operations instead of two cvt per four codes
- * on the slower conversion pipe; callers fold the 2^8 into their output scale. */
-__device__ __forceinline__ uint32_t w9_f16x2_even(uint32_t v) { return ((v << 7) & 0x3f803f80u) | ((v << 8) & 0x80008000u); }
+ * f16 subnormals), the sign goes to bit 15. Six integer operations for the two words instead of four
+ * cvt on the slower conversion pipe; callers fold the 2^8 into their output scale. The even word:
+ * prmt puts b0 and b2 in the low byte of each half with the byte's sign replicated above it
+ * (selector nibbles 8 and A), so one shift puts the magnitude at bit 7 and a sign bit at bit 15, and
+ * one mask clears the rest (the shifts-and-masks of the odd word's form take four operations here). */
+__device__ __forceinline__ uint32_t w9_f16x2_even(uint32_t v)
+{
+#if W9_ENABLED
+    uint32_t t;
+    asm("prmt.b32 %0, %1, 0, 0xA280;\n" : "=r"(t) : "r"(v));
+    return (t << 7) & 0xbf80bf80u;
+#else
+    return ((v << 7) & 0x3f803f80u) | ((v << 8) & 0x80008000u);
+#endif
+}
 __device__ __forceinline__ uint32_t w9_f16x2_odd(uint32_t v) { return ((v >> 1) & 0x3f803f80u) | (v & 0x80008000u); }
 
 /* The A fragment of V^T (M = value dims, K = tokens) for one warp, straight from an fp8 KV tile in
