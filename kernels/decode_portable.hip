@@ -78,9 +78,9 @@ __device__ static void unit_run(pt_smem &sm, const mb_decode_args_t &a, const mb
 {
     __shared__ float m[PT_ROWS], l[PT_ROWS];
     int rows = u.row_end - u.row_begin;
-    int64_t qrow0 = (int64_t)a.qo_indptr[u.batch] * a.heads + u.row_begin;
+    int64_t qrow0 = u.q_row0;
     int kv_end = u.kv_end;
-    if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == a.kv_indptr[u.batch + 1]) kv_end -= 1;
+    if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == u.kv_start + u.kv_len) kv_end -= 1;
 
     for (int i = threadIdx.x; i < PT_ROWS * (MB_DK / 4); i += PT_THREADS) {
         int r = i / (MB_DK / 4), c = i % (MB_DK / 4);
@@ -96,9 +96,9 @@ __device__ static void unit_run(pt_smem &sm, const mb_decode_args_t &a, const mb
         *(float4 *)&sm.q[r][4 * c] = v;
     }
     if ((int)threadIdx.x < PT_ROWS) {
-        int r = threadIdx.x, row = u.row_begin + r, kv_len = a.kv_indptr[u.batch + 1] - a.kv_indptr[u.batch];
+        int r = threadIdx.x, row = u.row_begin + r, kv_len = u.kv_len;
         int seen = a.causal ? kv_len - (a.q_len - 1 - row / a.heads) : kv_len;
-        int end = a.kv_indptr[u.batch] + seen;
+        int end = u.kv_start + seen;
         sm.end[r] = r < rows ? min(end, kv_end) : 0;   /* padding rows see nothing */
         m[r] = -INFINITY;
         l[r] = 0.0f;

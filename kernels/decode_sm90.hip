@@ -96,7 +96,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
     const int wg = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int rows = u.row_end - u.row_begin, b = u.batch;
-    const int64_t qrow0 = (int64_t)a.qo_indptr[b] * a.heads + u.row_begin;
+    const int64_t qrow0 = u.q_row0;
     const auto [kv_end, ntiles] = unit_span_of(a, u);
     const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
 

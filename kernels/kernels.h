@@ -15,6 +15,11 @@ extern "C" {
  * covers the whole batch and writes the output; else it writes partial rows into slot `partial`. */
 typedef struct mb_work {
     int32_t batch, row_begin, row_end, kv_begin, kv_end, partial;
+    /* The batch's offsets, copied into the unit so that a kernel starting a unit waits for one load
+     * (the unit) and not a second one behind it (indptr arrays indexed by its batch): with the L2
+     * cold, each is a DRAM round trip in front of the unit's first copies. */
+    int32_t q_row0;              /* the global query row of row_begin: qo_indptr[batch] * heads + row_begin */
+    int32_t kv_start, kv_len;    /* kv_indptr[batch] and the batch's kv length */
 } mb_work_t;
 
 /* One combine job: rows [row_begin, row_end) of batch `batch` are merged from partial slots

@@ -82,7 +82,7 @@ struct unit_span {
 __device__ __forceinline__ unit_span unit_span_of(const mb_decode_args_t &a, const mb_work_t &u)
 {
     int kv_end = u.kv_end;
-    if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == a.kv_indptr[u.batch + 1]) kv_end -= 1;
+    if (a.fault == MB_FAULT_DROP_TOKEN && kv_end == u.kv_start + u.kv_len) kv_end -= 1;
     return { kv_end, kv_end > u.kv_begin ? (kv_end - u.kv_begin + S9_TILE - 1) / S9_TILE : 0 };
 }
 
@@ -90,9 +90,8 @@ __device__ __forceinline__ unit_span unit_span_of(const mb_decode_args_t &a, con
  * `rows` see none. */
 __device__ __forceinline__ int row_token_end(const mb_decode_args_t &a, const mb_work_t &u, int r, int rows, int kv_end)
 {
-    const int kv_len = a.kv_indptr[u.batch + 1] - a.kv_indptr[u.batch], row = u.row_begin + r;
-    const int seen = a.causal ? kv_len - (a.q_len - 1 - row / a.heads) : kv_len;
-    return r < rows ? min(a.kv_indptr[u.batch] + seen, kv_end) : 0;
+    const int row = u.row_begin + r, seen = a.causal ? u.kv_len - (a.q_len - 1 - row / a.heads) : u.kv_len;
+    return r < rows ? min(u.kv_start + seen, kv_end) : 0;
 }
 
 /* Q rows of the unit, all by cp.async in the first tile's copy group (one DRAM latency, not one per

@@ -38,7 +38,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
     const int wg = threadIdx.x / S9_PP_WG, wt = threadIdx.x % S9_PP_WG, warp = wt / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int rows = u.row_end - u.row_begin, b = u.batch;
-    const int64_t qrow0 = (int64_t)a.qo_indptr[b] * a.heads + u.row_begin;
+    const int64_t qrow0 = u.q_row0;
     const auto [kv_end, ntiles] = unit_span_of(a, u);
     const int nt = (ntiles - wg + 1) / 2;       /* this warpgroup's tiles: wg, wg + 2, ... */
     const uint32_t kv0 = w9_smem_addr(sm.kv[wg][0]);

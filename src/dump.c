@@ -108,7 +108,7 @@ int mb_dump_case(const char *dir, mb_ws_t *ws, const uint16_t *out, const float 
         { "kv_scale", "<f4", 1, { 1, 0, 0 }, scale },
         { "qo_indptr", "<i4", 1, { c->batch + 1, 0, 0 }, p->qo_indptr },
         { "kv_indptr", "<i4", 1, { c->batch + 1, 0, 0 }, p->kv_indptr },
-        { "plan_work", "<i4", 2, { p->num_units, 6, 0 }, p->work },
+        { "plan_work", "<i4", 2, { p->num_units, (int64_t)(sizeof(mb_work_t) / sizeof(int32_t)), 0 }, p->work },
         { "plan_work_indptr", "<i4", 1, { p->num_ctas + 1, 0, 0 }, p->work_indptr },
         { "plan_reduce", "<i4", 2, { p->num_reduce, 5, 0 }, p->reduce },
         { "out_bf16", "<u2", 3, { p->total_q, c->heads, MB_DV }, out },

@@ -81,7 +81,8 @@ static void fill_units(const mb_plan_params_t *p, mb_plan_t *pl, int splits, int
             for (int s = 0; s < n; s++) {
                 int k0 = s * chunk, k1 = k0 + chunk < len ? k0 + chunk : len;
                 pl->work[u++] = (mb_work_t){ b, r0, r1, pl->kv_indptr[b] + k0, pl->kv_indptr[b] + k1,
-                                             n > 1 ? slot++ : -1 };
+                                             n > 1 ? slot++ : -1, pl->qo_indptr[b] * p->heads + r0,
+                                             pl->kv_indptr[b], len };
             }
         }
     }

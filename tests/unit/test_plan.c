@@ -180,6 +180,8 @@ static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int s
         if (c > max_cost) max_cost = c;
         if (w->batch < 0 || w->batch >= p->batch) { VIOL("unit %d: batch %d", u, w->batch); continue; }
         int32_t k_lo = pl->kv_indptr[w->batch], k_hi = pl->kv_indptr[w->batch + 1];
+        if (w->q_row0 != pl->qo_indptr[w->batch] * p->heads + w->row_begin || w->kv_start != k_lo || w->kv_len != k_hi - k_lo)
+            VIOL("unit %d: batch offsets q_row0 %d, kv_start %d, kv_len %d", u, w->q_row0, w->kv_start, w->kv_len);
         if (w->row_begin < 0 || w->row_end > rows || w->row_begin >= w->row_end || w->row_end - w->row_begin > rpu)
             VIOL("unit %d: rows %d..%d of %d, rpu %d", u, w->row_begin, w->row_end, rows, rpu);
         if (w->kv_begin < k_lo || w->kv_end > k_hi || w->kv_begin > w->kv_end)
