@@ -6,23 +6,52 @@ so read the reason against the instruction before it (e.g. long_sb on an instruc
 cp.async's address register is the copy not yet taken by the load unit).
 
     scripts/ncu-hot.py src-32-1-16-8192.csv [count]
+
+With --by-opcode, the stall samples and executed warp instructions summed by opcode instead: where
+issue slots go, when a kernel is bound by how many instructions it runs rather than by one stall.
+
+    scripts/ncu-hot.py --by-opcode src-32-4-32-8192.csv [count]
 """
+import collections
 import csv
 import sys
 
 
+def by_opcode(header, data, count):
+    src, samples = header.index("Source"), header.index("Warp Stall Sampling (All Samples)")
+    executed = header.index("Instructions Executed")
+    stalls, issued = collections.Counter(), collections.Counter()
+    for r in data:
+        words = [w for w in r[src].split() if not w.startswith("@")]
+        if not words:
+            continue
+        op = words[0].split(".")[0]
+        stalls[op] += float(r[samples] or 0)
+        issued[op] += float(r[executed] or 0)
+    ts, ti = sum(stalls.values()), sum(issued.values())
+    print(f"{ts:.0f} samples, {ti:.0f} warp instructions executed")
+    print("opcode       samples  executed")
+    for op, v in stalls.most_common(count):
+        print(f"{op:12s} {100 * v / ts:6.1f}%  {100 * issued[op] / ti:6.1f}%  ({issued[op]:.0f})")
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
+    args = sys.argv[1:]
+    opcodes = args[:1] == ["--by-opcode"]
+    args = args[1:] if opcodes else args
+    if len(args) not in (1, 2):
         sys.exit(__doc__)
-    rows = list(csv.reader(open(sys.argv[1], newline="")))
+    rows = list(csv.reader(open(args[0], newline="")))
     header, data = rows[1], rows[2:]
+    if opcodes:
+        return by_opcode(header, data, int(args[1]) if len(args) == 2 else 20)
     addr, src = header.index("Address"), header.index("Source")
     samples = header.index("Warp Stall Sampling (All Samples)")
     reasons = [i for i, h in enumerate(header) if h.startswith("stall_") and "Not Issued" not in h]
     total = sum(float(r[samples] or 0) for r in data)
     base = int(data[0][addr], 16)
     print(f"{total:.0f} samples; offset from the kernel's first instruction")
-    count = int(sys.argv[2]) if len(sys.argv) == 3 else 30
+    count = int(args[1]) if len(args) == 2 else 30
     for r in sorted(data, key=lambda r: -float(r[samples] or 0))[:count]:
         top = sorted(((float(r[i] or 0), header[i][6:]) for i in reasons), reverse=True)[:3]
         print(f"{int(r[addr], 16) - base:06x} {100 * float(r[samples]) / total:5.1f}%  {r[src].strip()[:58]:58s} "
