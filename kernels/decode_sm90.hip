@@ -7,7 +7,8 @@
  *  - S^T = K Q^T (64 tokens x rows, fp8 wgmma, 576 deep). Tokens are the M side, so a unit of 16
  *    rows wastes no tensor-core work (M is fixed at 64; N can be 8..256). Warpgroup h scores the
  *    rows of its half, so no score is computed twice.
- *  - Online softmax in base 2 with every scale folded into one multiplier; a row's 64 scores are
+ *  - Online softmax in base 2 with every scale folded into one multiplier and a lazy reference max
+ *    (move_ref: O is rescaled only on tiles where some row's max moved); a row's 64 scores are
  *    spread over the 4 warps of a warpgroup, whose maxima meet in shared memory.
  *  - O^T += V^T P^T (512 value dims x rows, f16 wgmma, 64 tokens deep). Warpgroup h owns value dims
  *    [256h, 256h + 256) for every row. P stays in f16: fp8 P (3 mantissa bits) would cost ~2 % of
@@ -216,18 +217,16 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
                 if (g == 0) sm.red[wg][warp][8 * j + 2 * t + c] = v;
             }
         wg_sync(wg);
+        bool moved = false;        /* a max of this thread's rows moved (move_ref) */
 #pragma unroll
         for (int j = 0; j < RB; j++)
 #pragma unroll
             for (int c = 0; c < 2; c++) {
                 int r = 8 * j + 2 * t + c;
                 float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
-                mn = fmaxf(mn, m[j][c]);
-                /* A row that has seen no token yet keeps m = -inf; subtracting 0 instead keeps exp2 off
-                 * NaN (-inf - -inf), and its alpha is then 0 where 1 is exact: both multiply o = l = 0. */
-                float ms = mn == -INFINITY ? 0.0f : mn;
-                float alpha = exp2f(m[j][c] - ms), p0 = exp2f(s[4 * j + c] - ms), p1 = exp2f(s[4 * j + 2 + c] - ms);
-                m[j][c] = mn;
+                float ms, alpha;
+                moved |= move_ref(m[j][c], mn, ms, alpha);
+                float p0 = exp2f(s[4 * j + c] - ms), p1 = exp2f(s[4 * j + 2 + c] - ms);
                 l[j][c] = l[j][c] * alpha + p0 + p1;    /* this thread's two tokens; summed at the end */
                 int tok = 16 * warp + g, prow = wg * NH + r;
                 *(__half *)&sm.v.p[w9_off(prow, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
@@ -235,15 +234,16 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
                 if (warp == 0 && g == 0) sm.alpha[prow] = alpha;
             }
         w9_fence_proxy();
-        __syncthreads();           /* P^T, V^T and every row's alpha are complete */
-
-        /* o[mb][4j + e]: value dim 256 wg + 64 mb + 16 warp + g + 8 (e / 2), row 8j + 2t + e % 2. */
+        /* P^T, V^T and every row's alpha are complete; O is rescaled if any row's max moved. */
+        if (__syncthreads_or(moved)) {
+            /* o[mb][4j + e]: value dim 256 wg + 64 mb + 16 warp + g + 8 (e / 2), row 8j + 2t + e % 2. */
 #pragma unroll
-        for (int j = 0; j < N / 8; j++) {
-            float a0 = sm.alpha[8 * j + 2 * t], a1 = sm.alpha[8 * j + 2 * t + 1];
+            for (int j = 0; j < N / 8; j++) {
+                float a0 = sm.alpha[8 * j + 2 * t], a1 = sm.alpha[8 * j + 2 * t + 1];
 #pragma unroll
-            for (int mb = 0; mb < 4; mb++) {
-                o[mb][4 * j] *= a0; o[mb][4 * j + 1] *= a1; o[mb][4 * j + 2] *= a0; o[mb][4 * j + 3] *= a1;
+                for (int mb = 0; mb < 4; mb++) {
+                    o[mb][4 * j] *= a0; o[mb][4 * j + 1] *= a1; o[mb][4 * j + 2] *= a0; o[mb][4 * j + 3] *= a1;
+                }
             }
         }
         if constexpr (VREG) {

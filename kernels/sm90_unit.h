@@ -24,6 +24,26 @@
 /* Row stride (floats) of a finished unit staged for its store: 4 rows of one store hit different banks. */
 #define S9_OS (MB_DV + 4)
 
+/* Online softmax with a lazy reference: a row's running max m (base 2, scaled) moves only when a
+ * tile's max passes it by more than S9_REF_SLACK, so O's rescale (alpha x every accumulator: 64-128
+ * multiplies a thread a tile, ~7 % of the 64-row walker's instructions) runs on the first tile and
+ * where a row's scores jump, not on every tile. In between P = 2^(s - m) reaches at most 2^8: f16 P
+ * keeps its 11 bits and O, l are fp32. O and l share the reference, and the unit's (m, l) go to the
+ * combine with it, so the result is the same softmax. Returns whether m moved; gives the value to
+ * subtract from this tile's scores (ms) and O's and l's factor (alpha). A row that has seen no token
+ * keeps m = -inf; subtracting 0 instead keeps exp2 off NaN (-inf - -inf), and its alpha is then 0
+ * where 1 is exact: both multiply o = l = 0. */
+#define S9_REF_SLACK 8.0f
+__device__ __forceinline__ bool move_ref(float &m, float tile_max, float &ms, float &alpha)
+{
+    const bool moved = tile_max > m + S9_REF_SLACK;    /* -inf + 8 is -inf: a row's first token moves it */
+    const float ref = moved ? tile_max : m;
+    ms = ref == -INFINITY ? 0.0f : ref;
+    alpha = moved ? exp2f(m - ms) : 1.0f;
+    m = ref;
+    return moved;
+}
+
 __device__ __forceinline__ void cp16(uint32_t dst, const void *src, bool valid)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));

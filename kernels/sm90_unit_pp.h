@@ -132,17 +132,16 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
         wg_sync(wg);
         /* Each thread's O holds the same rows as its scores, so its rescale factors stay in registers. */
         float alpha[RB][2];
+        bool moved = false;        /* a max of this thread's rows moved (move_ref) */
 #pragma unroll
         for (int jb = 0; jb < RB; jb++)
 #pragma unroll
             for (int cc = 0; cc < 2; cc++) {
                 int r = 8 * jb + 2 * t + cc;
                 float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
-                mn = fmaxf(mn, m[jb][cc]);
-                float ms = mn == -INFINITY ? 0.0f : mn;    /* a row with no token yet: see decode_sm90.hip */
+                float ms;
+                moved |= move_ref(m[jb][cc], mn, ms, alpha[jb][cc]);
                 float p0 = exp2f(s[4 * jb + cc] - ms), p1 = exp2f(s[4 * jb + 2 + cc] - ms);
-                alpha[jb][cc] = exp2f(m[jb][cc] - ms);
-                m[jb][cc] = mn;
                 l[jb][cc] = l[jb][cc] * alpha[jb][cc] + p0 + p1;
                 int tok = 16 * warp + g;
                 *(__half *)&sm.p[wg][w9_off(r, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
@@ -151,14 +150,17 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
         w9_fence_proxy();
         wg_sync(wg);               /* P^T complete; the maxima in red are read */
 
-        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
+        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2.
+         * The lanes of a warp hold all N rows, and every warp of the warpgroup the same maxima: a
+         * warp's vote is the warpgroup's, and the branch is uniform. */
+        if (__any_sync(0xffffffffu, moved))
 #pragma unroll
-        for (int jb = 0; jb < RB; jb++)
+            for (int jb = 0; jb < RB; jb++)
 #pragma unroll
-            for (int mb = 0; mb < 8; mb++) {
-                o[mb][4 * jb] *= alpha[jb][0]; o[mb][4 * jb + 1] *= alpha[jb][1];
-                o[mb][4 * jb + 2] *= alpha[jb][0]; o[mb][4 * jb + 3] *= alpha[jb][1];
-            }
+                for (int mb = 0; mb < 8; mb++) {
+                    o[mb][4 * jb] *= alpha[jb][0]; o[mb][4 * jb + 1] *= alpha[jb][1];
+                    o[mb][4 * jb + 2] *= alpha[jb][0]; o[mb][4 * jb + 3] *= alpha[jb][1];
+                }
         uint32_t f[2][8][4];       /* two sets of V^T fragments: see decode_sm90.hip */
 #pragma unroll
         for (int k = 0; k < S9_TILE / 16; k++) {
