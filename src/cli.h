@@ -23,8 +23,21 @@ int cmd_plot(int argc, char **argv);
 
 /* Prints "mla-bench: " + message to stderr and returns code. */
 int mb_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* 1 if argv[*i] is --name VALUE or --name=VALUE (advancing *i past it); VALUE in *val. */
-int mb_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* A subcommand's option: a flag (sets *flag to 1) or one that takes a value (--name VALUE or
+ * --name=VALUE: *value points at VALUE). A list of them ends with { NULL }. */
+typedef struct mb_optdef {
+    const char *name;
+    int *flag;
+    const char **value;
+} mb_optdef_t;
+/* Parses a subcommand's arguments against its options, in any order with its operands (arguments that
+ * do not start with '-', and '-' itself). --help prints help, then the exit codes when exit_codes is
+ * set, to stdout and returns -1. An unknown option or a missing value prints a usage error named after
+ * cmd and returns MB_EXIT_USAGE. Otherwise the operands are moved, in their order, to the end of argv,
+ * *first is the first of them (argc when there is none), and it returns 0. Option values are checked
+ * by the command. */
+int mb_parse_opts(const char *cmd, int argc, char **argv, const mb_optdef_t *defs, const char *help,
+                  int exit_codes, int *first);
 extern const char mb_exit_codes_help[];
 
 #endif

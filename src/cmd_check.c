@@ -10,16 +10,11 @@ static const char help[] =
 
 int cmd_check(int argc, char **argv)
 {
-    int quiet = 0, nfiles = 0, rc = MB_EXIT_OK;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help")) { fputs(help, stdout); fputs(mb_exit_codes_help, stdout); return MB_EXIT_OK; }
-        if (!strcmp(argv[i], "--quiet")) { quiet = 1; continue; }
-        if (argv[i][0] == '-') return mb_die(MB_EXIT_USAGE, "check: unknown option '%s'", argv[i]);
-        nfiles++;
-    }
-    if (!nfiles) { fputs(help, stderr); return MB_EXIT_USAGE; }
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-') continue;
+    int quiet = 0, first, rc;
+    const mb_optdef_t defs[] = { { "--quiet", &quiet, NULL }, { NULL, NULL, NULL } };
+    if ((rc = mb_parse_opts("check", argc, argv, defs, help, 1, &first))) return rc < 0 ? MB_EXIT_OK : rc;
+    if (first >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
+    for (int i = first; i < argc; i++) {
         mb_config_t cfg;
         char err[512];
         if (mb_config_load(argv[i], &cfg, err, sizeof err)) { fprintf(stderr, "%s\n", err); rc = MB_EXIT_USAGE; continue; }

@@ -42,45 +42,29 @@ typedef struct cmp_args {
 } cmp_args_t;
 
 /* Returns 0, -1 after --help, or the usage exit code with the message printed. */
-static int parse_value(cmp_args_t *a, const char *opt, const char *v)
-{
-    if (!v || !*v) return mb_die(MB_EXIT_USAGE, "compare: %s needs a value", opt);
-    if (!strcmp(opt, "--max-regression") && mb_compare_parse_pct(v, &a->o.max_regression_pct))
-        return mb_die(MB_EXIT_USAGE, "compare: --max-regression: expected a percentage such as 5 or 5%%, got '%s'", v);
-    if (!strcmp(opt, "--alpha") && mb_compare_parse_alpha(v, &a->o.alpha))
-        return mb_die(MB_EXIT_USAGE, "compare: --alpha: expected a number in (0, 0.5], got '%s'", v);
-    if (!strcmp(opt, "--metric")) {
-        if (strcmp(v, "median") && strcmp(v, "mean") && strcmp(v, "min"))
-            return mb_die(MB_EXIT_USAGE, "compare: --metric: expected median, mean or min, got '%s'", v);
-        a->o.metric = v;
-    }
-    if (!strcmp(opt, "--json")) a->json = v;
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, cmp_args_t *a)
 {
-    static const char *const valued[] = {"--max-regression", "--alpha", "--metric", "--json"};
-    int nfiles = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help")) { fputs(help, stdout); return -1; }
-        if (!strcmp(argv[i], "--quiet")) { a->quiet = 1; continue; }
-        if (!strcmp(argv[i], "--plot")) { a->plot = 1; continue; }
-        if (!strcmp(argv[i], "--allow-device-mismatch")) { a->o.allow_device_mismatch = 1; continue; }
-        if (argv[i][0] != '-') {
-            if (nfiles == 2) return mb_die(MB_EXIT_USAGE, "compare: expected two result files, got a third: '%s'", argv[i]);
-            a->files[nfiles++] = argv[i];
-            continue;
-        }
-        size_t k = 0;
-        const char *v = NULL;
-        while (k < sizeof valued / sizeof valued[0] && !mb_opt(argc, argv, &i, valued[k], &v)) k++;
-        if (k == sizeof valued / sizeof valued[0])
-            return mb_die(MB_EXIT_USAGE, "compare: unknown option '%s' (see mla-bench compare --help)", argv[i]);
-        int rc = parse_value(a, valued[k], v);
-        if (rc) return rc;
-    }
-    if (nfiles < 2) { fputs(help, stderr); return MB_EXIT_USAGE; }
+    const char *pct = NULL, *alpha = NULL, *metric = NULL;
+    const mb_optdef_t defs[] = {
+        { "--quiet", &a->quiet, NULL },         { "--plot", &a->plot, NULL },
+        { "--allow-device-mismatch", &a->o.allow_device_mismatch, NULL },
+        { "--max-regression", NULL, &pct },     { "--alpha", NULL, &alpha },
+        { "--metric", NULL, &metric },          { "--json", NULL, &a->json },
+        { NULL, NULL, NULL },
+    };
+    int first, rc = mb_parse_opts("compare", argc, argv, defs, help, 0, &first);
+    if (rc) return rc;
+    if (pct && mb_compare_parse_pct(pct, &a->o.max_regression_pct))
+        return mb_die(MB_EXIT_USAGE, "compare: --max-regression: expected a percentage such as 5 or 5%%, got '%s'", pct);
+    if (alpha && mb_compare_parse_alpha(alpha, &a->o.alpha))
+        return mb_die(MB_EXIT_USAGE, "compare: --alpha: expected a number in (0, 0.5], got '%s'", alpha);
+    if (metric && strcmp(metric, "median") && strcmp(metric, "mean") && strcmp(metric, "min"))
+        return mb_die(MB_EXIT_USAGE, "compare: --metric: expected median, mean or min, got '%s'", metric);
+    if (metric) a->o.metric = metric;
+    if (argc - first > 2) return mb_die(MB_EXIT_USAGE, "compare: expected two result files, got a third: '%s'", argv[first + 2]);
+    if (argc - first < 2) { fputs(help, stderr); return MB_EXIT_USAGE; }
+    a->files[0] = argv[first];
+    a->files[1] = argv[first + 1];
     if (a->plot && !a->json) return mb_die(MB_EXIT_USAGE, "compare: --plot draws the --json file: give --json FILE too");
     a->o.base_label = a->files[0];
     a->o.new_label = a->files[1];

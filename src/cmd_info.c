@@ -4,20 +4,20 @@
 #include "cli.h"
 #include "gpuenv.h"
 
+static const char help[] =
+    "usage: mla-bench info\n"
+    "Describes the GPU and measures device-to-device copy bandwidth and the launch floor (an empty kernel,\n"
+    "timed as cases are).\n";
+
 int cmd_info(int argc, char **argv)
 {
     mb_gpu_t g;
     mb_env_t env;
     char err[512];
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help")) {
-            fputs("usage: mla-bench info\nDescribes the GPU and measures device-to-device copy bandwidth and "
-                  "the launch floor (an empty kernel, timed as cases are).\n", stdout);
-            fputs(mb_exit_codes_help, stdout);
-            return MB_EXIT_OK;
-        }
-        return mb_die(MB_EXIT_USAGE, "info: unknown argument '%s'", argv[i]);
-    }
+    const mb_optdef_t defs[] = { { NULL, NULL, NULL } };
+    int first, rc0 = mb_parse_opts("info", argc, argv, defs, help, 1, &first);
+    if (rc0) return rc0 < 0 ? MB_EXIT_OK : rc0;
+    if (first < argc) return mb_die(MB_EXIT_USAGE, "info: unexpected argument '%s'", argv[first]);
     memset(&env, 0, sizeof env);
     mb_env_tool(&env);
     if (mb_gpu_open(&g, &env, err, sizeof err)) return mb_die(MB_EXIT_GPU, "%s", err);

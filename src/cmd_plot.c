@@ -9,19 +9,15 @@ static const char help[] =
     "Draws each result file as an SVG next to it (FILE.svg), or to OUT.svg for a single file:\n"
     "  run results:     effective TB/s per case against the measured copy bandwidth\n"
     "  sweep results:   time per call against num_kv_splits, one panel a shape, best and auto marked\n"
-    "  compare results: change %% per case with its noise band, coloured by verdict\n";
+    "  compare results: change % per case with its noise band, coloured by verdict\n";
 
 int cmd_plot(int argc, char **argv)
 {
     const char *out = NULL;
-    int first = 1, rc = MB_EXIT_OK;
-    for (; first < argc && argv[first][0] == '-'; first++) {
-        const char *v = NULL;
-        if (!strcmp(argv[first], "--help")) { printf(help); fputs(mb_exit_codes_help, stdout); return MB_EXIT_OK; }
-        if (mb_opt(argc, argv, &first, "-o", &v) && v) out = v;
-        else return mb_die(MB_EXIT_USAGE, "plot: unknown option or missing value: '%s'", argv[first]);
-    }
-    if (first >= argc) { fprintf(stderr, help); return MB_EXIT_USAGE; }
+    int first, rc;
+    const mb_optdef_t defs[] = { { "-o", NULL, &out }, { NULL, NULL, NULL } };
+    if ((rc = mb_parse_opts("plot", argc, argv, defs, help, 1, &first))) return rc < 0 ? MB_EXIT_OK : rc;
+    if (first >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
     if (out && argc - first > 1) return mb_die(MB_EXIT_USAGE, "plot: -o takes one input file, got %d", argc - first);
     for (int i = first; i < argc; i++) {
         char path[1024], err[1200];

@@ -134,35 +134,26 @@ out:
 
 static int parse_args(int argc, char **argv, mb_runner_t *r, run_opts_t *o)
 {
+    const char *max_reg = NULL, *fault = NULL;
     r->kernel = "auto";
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        const char *v = NULL;
-        if (!strcmp(argv[i], "--help")) { fputs(help, stdout); fputs(mb_exit_codes_help, stdout); return -1; }
-        if (!strcmp(argv[i], "--quiet")) { r->quiet = 1; continue; }
-        if (!strcmp(argv[i], "--plot")) { o->plot = 1; continue; }
-        if (mb_opt(argc, argv, &i, "--out", &v)) o->out_dir = v;
-        else if (mb_opt(argc, argv, &i, "--baseline", &v)) o->baseline = v;
-        else if (mb_opt(argc, argv, &i, "--max-regression", &v)) {
-            if (v && mb_compare_parse_pct(v, &o->cmp.max_regression_pct))
-                return mb_die(MB_EXIT_USAGE, "run: --max-regression: expected a percentage such as 5 or 5%%, got '%s'", v);
-        }
-        else if (mb_opt(argc, argv, &i, "--dump", &v)) r->dump_dir = v;
-        else if (mb_opt(argc, argv, &i, "--kernel", &v)) r->kernel = v;
-        else if (mb_opt(argc, argv, &i, "--tuning", &v)) r->tuning_path = v;
-        else if (mb_opt(argc, argv, &i, "--inject-fault", &v)) {
-            if (v && (r->fault = parse_fault(v)) < 0)
-                return mb_die(MB_EXIT_USAGE,
-                              "run: --inject-fault: expected drop-token, wrong-scale, split-shift or extra-kv-pass, got '%s'", v);
-        } else return mb_die(MB_EXIT_USAGE, "run: unknown option '%s' (see mla-bench run --help)", argv[i]);
-        if (!v || !*v) return mb_die(MB_EXIT_USAGE, "run: %s needs a value", argv[i - (v != NULL)]);
-    }
-    int rc = mb_runner_check_kernel(r, "run");
+    const mb_optdef_t defs[] = {
+        { "--quiet", &r->quiet, NULL },          { "--plot", &o->plot, NULL },
+        { "--out", NULL, &o->out_dir },          { "--baseline", NULL, &o->baseline },
+        { "--max-regression", NULL, &max_reg },  { "--dump", NULL, &r->dump_dir },
+        { "--kernel", NULL, &r->kernel },        { "--tuning", NULL, &r->tuning_path },
+        { "--inject-fault", NULL, &fault },      { NULL, NULL, NULL },
+    };
+    int rc = mb_parse_opts("run", argc, argv, defs, help, 1, &o->first);
     if (rc) return rc;
-    if (i >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
-    if (o->baseline && argc - i != 1)
-        return mb_die(MB_EXIT_USAGE, "run: --baseline compares one config's results; got %d configs", argc - i);
-    o->first = i;
+    if (max_reg && mb_compare_parse_pct(max_reg, &o->cmp.max_regression_pct))
+        return mb_die(MB_EXIT_USAGE, "run: --max-regression: expected a percentage such as 5 or 5%%, got '%s'", max_reg);
+    if (fault && (r->fault = parse_fault(fault)) < 0)
+        return mb_die(MB_EXIT_USAGE, "run: --inject-fault: expected drop-token, wrong-scale, split-shift or extra-kv-pass, got '%s'",
+                      fault);
+    if ((rc = mb_runner_check_kernel(r, "run"))) return rc;
+    if (o->first >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
+    if (o->baseline && argc - o->first != 1)
+        return mb_die(MB_EXIT_USAGE, "run: --baseline compares one config's results; got %d configs", argc - o->first);
     return 0;
 }
 

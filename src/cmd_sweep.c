@@ -51,28 +51,20 @@ static int parse_splits(const char *s, int *out, int max, int *n)
 static int parse_args(int argc, char **argv, mb_runner_t *r, sweep_opts_t *o)
 {
     r->kernel = "auto";
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        const char *v = NULL;
-        if (!strcmp(argv[i], "--help")) { fputs(help, stdout); fputs(mb_exit_codes_help, stdout); return -1; }
-        if (!strcmp(argv[i], "--quiet")) { r->quiet = 1; continue; }
-        if (!strcmp(argv[i], "--no-tuning")) { o->no_tuning = 1; continue; }
-        if (!strcmp(argv[i], "--plot")) { o->plot = 1; continue; }
-        if (mb_opt(argc, argv, &i, "--out", &v)) o->out_dir = v;
-        else if (mb_opt(argc, argv, &i, "--splits", &v)) o->splits_arg = v;
-        else if (mb_opt(argc, argv, &i, "--kernel", &v)) r->kernel = v;
-        else if (mb_opt(argc, argv, &i, "--tuning", &v)) r->tuning_path = v;
-        else return mb_die(MB_EXIT_USAGE, "sweep: unknown option '%s' (see mla-bench sweep --help)", argv[i]);
-        if (!v || !*v) return mb_die(MB_EXIT_USAGE, "sweep: %s needs a value", argv[i - (v != NULL)]);
-    }
+    const mb_optdef_t defs[] = {
+        { "--quiet", &r->quiet, NULL },      { "--no-tuning", &o->no_tuning, NULL },
+        { "--plot", &o->plot, NULL },        { "--out", NULL, &o->out_dir },
+        { "--splits", NULL, &o->splits_arg }, { "--kernel", NULL, &r->kernel },
+        { "--tuning", NULL, &r->tuning_path }, { NULL, NULL, NULL },
+    };
+    int rc = mb_parse_opts("sweep", argc, argv, defs, help, 1, &o->first);
+    if (rc) return rc;
     int tmp[MB_SWEEP_MAX_POINTS], n;
     if (o->splits_arg && parse_splits(o->splits_arg, tmp, MB_SWEEP_MAX_POINTS, &n))
         return mb_die(MB_EXIT_USAGE, "sweep: --splits: expected auto-range or a comma-separated list of integers in "
                       "[1, %d] (at most %d), got '%s'", MB_MAX_SPLITS, MB_SWEEP_MAX_POINTS, o->splits_arg);
-    int rc = mb_runner_check_kernel(r, "sweep");
-    if (rc) return rc;
-    if (i >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
-    o->first = i;
+    if ((rc = mb_runner_check_kernel(r, "sweep"))) return rc;
+    if (o->first >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
     return 0;
 }
 

@@ -40,17 +40,6 @@ int mb_die(int code, const char *fmt, ...)
     return code;
 }
 
-int mb_opt(int argc, char **argv, int *i, const char *name, const char **val)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0) return 0;
-    if (argv[*i][n] == '=') { *val = argv[*i] + n + 1; return 1; }
-    if (argv[*i][n] != '\0') return 0;
-    if (*i + 1 >= argc) { *val = NULL; return 1; }
-    *val = argv[++*i];
-    return 1;
-}
-
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mla-bench COMMAND [ARGS]\n\ncommands:\n");

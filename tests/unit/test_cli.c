@@ -35,6 +35,25 @@ static void check_command(void)
     CHECK(mb("check configs/smoke.json tests/data/bad-range.json") == 2);
 }
 
+/* The one option parser (cli_opts.c): options before, between or after operands, in both value forms. */
+static void option_parsing(void)
+{
+    CHECK(mb("check configs/smoke.json --quiet") == 0 && unit_lines(out) == 1);
+    CHECK(mb("check --quiet configs/smoke.json configs/mixed-mla.json") == 0 && unit_lines(out) == 2);
+    CHECK(mb("check configs/smoke.json --quiet=yes") == 2 && strstr(out, "unknown option '--quiet=yes'"));
+    CHECK(mb("run --out") == 2 && strstr(out, "run: --out needs a value"));
+    CHECK(mb("run --out= configs/smoke.json") == 2 && strstr(out, "--out needs a value"));
+    CHECK(mb("run --kernel=warp9 configs/smoke.json") == 2 && strstr(out, "got 'warp9'"));
+    CHECK(mb("run configs/smoke.json --kernel warp9") == 2 && strstr(out, "got 'warp9'"));
+    CHECK(mb("sweep --splits=0 configs/smoke.json") == 2 && strstr(out, "--splits"));
+    CHECK(mb("compare --metric=max a.json b.json") == 2 && strstr(out, "got 'max'"));
+    CHECK(mb("compare a.json b.json c.json") == 2 && strstr(out, "got a third: 'c.json'"));
+    CHECK(mb("compare results/h200/gate/aa-1.json --quiet results/h200/gate/aa-2.json") == 0 && unit_lines(out) == 1);
+    CHECK(mb("plot -o") == 2 && strstr(out, "plot: -o needs a value"));
+    CHECK(mb("info extra") == 2 && strstr(out, "unexpected argument 'extra'"));
+    CHECK(mb("sweep --help") == 0 && strstr(out, "--splits") && strstr(out, "exit codes"));
+}
+
 static void run_without_gpu(void)
 {
     CHECKF(mb("run configs/smoke.json") == 4, "%s", out);
@@ -68,6 +87,7 @@ void suite_cli(void)
 {
     RUN(help_and_version);
     RUN(check_command);
+    RUN(option_parsing);
     RUN(run_without_gpu);
     RUN(gate_on_recorded_pairs);
 }
