@@ -68,8 +68,8 @@ $(BUILD)/version.h: FORCE
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 FORCE:
 
-$(BUILD)/src/main.o $(BUILD)/src/gpuenv.o: $(BUILD)/version.h
-$(BUILD)/src/main.o $(BUILD)/src/gpuenv.o: CFLAGS += -include $(BUILD)/version.h
+$(BUILD)/src/gpuenv.o: $(BUILD)/version.h
+$(BUILD)/src/gpuenv.o: CFLAGS += -include $(BUILD)/version.h
 
 $(HOST_OBJ) $(UNIT_OBJ): $(BUILD)/%.o: %.c $(wildcard src/*.h kernels/*.h tests/unit/*.h)
 	@mkdir -p $(@D)

@@ -3,10 +3,8 @@
 # amax, none and rebuild cases), the accuracy-vs-Q-scale config and the ablation config. Tables and
 # logs land in $OUT/variants.tar.gz.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-device-out}
+. "$(dirname "$0")/device-env.sh"
 mkdir -p "$OUT/v"
-export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 B=build/mla-bench
 $B run --quiet --out "$OUT/v/correctness" tests/gpu/correctness.json > "$OUT/v/correctness.log" 2>&1
 echo "correctness: exit $?"; tail -n 3 "$OUT/v/correctness.log"

@@ -11,12 +11,10 @@
 #                           to time two builds in one device call
 # Each probe also leaves its report and a per-SASS-instruction table of stall samples (src-*.csv).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-device-out}
+. "$(dirname "$0")/device-env.sh"
 BUILD=${BUILD:-build}
 W=$OUT/iter-$BUILD
 mkdir -p "$W"
-export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 B=$BUILD/mla-bench
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 

@@ -4,10 +4,8 @@
 # tables.tar.gz. Expects a binary built elsewhere and .deps/lib beside it (scripts/bundle-deps.sh).
 #   scripts/device-run.sh [CONFIG...]      (default: configs/mixed-mla.json)
 set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-device-out}
+. "$(dirname "$0")/device-env.sh"
 mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 configs=("$@"); [ ${#configs[@]} -gt 0 ] || configs=(configs/mixed-mla.json)
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
   build/mla-bench info; } 2>&1 | tee "$OUT/info.log"

@@ -3,10 +3,8 @@
 # its tuning file), a "tuned" run from that file, an A/A pair (the same binary twice) and an A/B pair
 # (a planted slowdown: one extra pass over the KV cache a call). Everything lands in $OUT/evidence.tar.gz.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-device-out}
+. "$(dirname "$0")/device-env.sh"
 mkdir -p "$OUT/e"
-export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 B=build/mla-bench
 $B sweep --quiet --plot --splits 1,2,4,8,16,32,64 --out "$OUT/e/sweep" --tuning "$OUT/e/tuning/nvidia-h200.json" \
     configs/mixed-mla.json 2>&1 | tee "$OUT/e/sweep.log"

@@ -3,13 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-
-#ifndef MB_VERSION
-#define MB_VERSION "0.0.0"
-#endif
-#ifndef MB_GIT_COMMIT
-#define MB_GIT_COMMIT "unknown"
-#endif
+#include "gpuenv.h"
 
 const char mb_exit_codes_help[] =
     "exit codes:\n"
@@ -56,7 +50,12 @@ int main(int argc, char **argv)
         usage(stdout);
         return MB_EXIT_OK;
     }
-    if (!strcmp(argv[1], "--version")) { printf("mla-bench %s (%s)\n", MB_VERSION, MB_GIT_COMMIT); return MB_EXIT_OK; }
+    if (!strcmp(argv[1], "--version")) {
+        mb_env_t env;
+        mb_env_tool(&env);   /* the version and commit the build stamped (gpuenv.c) */
+        printf("mla-bench %s (%s)\n", env.tool_version, env.git_commit);
+        return MB_EXIT_OK;
+    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
     usage(stderr);
