@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU tests (run on a machine with a GPU): correctness sweep (flat and paged caches), planted-bug
-# negative tests, tables and --dump written, and an independent re-check of dumped cases in numpy.
-# Ends with "N passed, N failed".
+# negative tests, tables and --dump written, an independent re-check of dumped cases in numpy (needs
+# python3 with numpy), and the known failure still failing as recorded. Ends with "N passed, N failed".
 set -u
 BIN=${1:-build/mla-bench}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -75,8 +75,23 @@ run_expect dump-paged 0 --out "$TMP/dp" --dump "$TMP/dump" "$HERE/dump-paged.jso
 if python3 -c 'import numpy' 2>/dev/null; then
     python3 "$HERE/recheck_dump.py" "$TMP/dump"; result "dump re-checked in numpy" $? "numpy disagrees with the tool"
 else
-    echo "numpy not found: dump re-check not run"
+    result "dump re-checked in numpy" 1 "python3 has no numpy (apt-get install python3-numpy): the re-check could not run"
 fi
+
+# The known failure (tests/gpu/peaked-scores.json, results/NOTES.md): extremely peaked scores, which
+# the portable kernel must pass and the sm90 kernel's 32- and 64-row units still fail. Run every time,
+# so a change that fixes it (exit 0: move its cases into correctness.json) or breaks it further (an
+# error: exit 4) is seen.
+for k in $kernels; do
+    "$BIN" run --quiet --kernel "$k" --out "$TMP/peaked-$k" "$HERE/peaked-scores.json" > "$TMP/peaked-$k.log" 2>&1
+    rc=$?
+    if [ "$k" = portable ]; then
+        [ "$rc" -eq 0 ]; result "peaked scores (portable): exit $rc, want 0" $? "$(tail -n 3 "$TMP/peaked-$k.log")"
+    else
+        [ "$rc" -eq 1 ]; result "known failure, peaked scores (sm90): exit $rc, want 1 until fixed" $? \
+            "$(tail -n 3 "$TMP/peaked-$k.log")"
+    fi
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
