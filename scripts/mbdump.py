@@ -36,19 +36,20 @@ class Case:
         self.kv = lut[self.load("kv_fp8")] * float(self.load("kv_scale")[0])
         self.qo, self.kvp = self.load("qo_indptr"), self.load("kv_indptr")
         self.out, self.ref = self.load("out_f32").astype(np.float64), self.load("ref").astype(np.float64)
+        self.page = self.meta.get("page_size", 0)   # dumps from before paged caches have no page_size: flat
+        if self.page:                               # read once: rows() runs for every batch and query
+            self.table, self.pip = self.load("page_table").astype(np.int64), self.load("page_indptr")
 
     def load(self, name):
         return np.load(os.path.join(self.dir, name + ".npy"))
 
     def rows(self, b):
         """The cache rows of batch b's tokens in order: kv_indptr's range when the cache is flat, else
-        found through the page table (dumps from before paged caches have no page_size: flat)."""
-        page = self.meta.get("page_size", 0)
-        if not page:
+        found through the page table."""
+        if not self.page:
             return np.arange(self.kvp[b], self.kvp[b + 1])
-        table, pip = self.load("page_table").astype(np.int64), self.load("page_indptr")
         j = np.arange(self.kvp[b + 1] - self.kvp[b])
-        return table[pip[b] + j // page] * page + j % page
+        return self.table[self.pip[b] + j // self.page] * self.page + j % self.page
 
     def seen(self, b, i):
         """How many of batch b's tokens query i sees (the last q_len tokens are the new ones when causal)."""
