@@ -226,7 +226,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
                 float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
                 float ms, alpha;
                 moved |= move_ref(m[j][c], mn, ms, alpha);
-                float p0 = exp2f(s[4 * j + c] - ms), p1 = exp2f(s[4 * j + 2 + c] - ms);
+                float p0 = exp2_ftz(s[4 * j + c] - ms), p1 = exp2_ftz(s[4 * j + 2 + c] - ms);
                 l[j][c] = l[j][c] * alpha + p0 + p1;    /* this thread's two tokens; summed at the end */
                 int tok = 16 * warp + g, prow = wg * NH + r;
                 *(__half *)&sm.v.p[w9_off(prow, 2 * tok, S9_HSBO)] = __float2half_rn(p0);

@@ -24,6 +24,17 @@
 /* Row stride (floats) of a finished unit staged for its store: 4 rows of one store hit different banks. */
 #define S9_OS (MB_DV + 4)
 
+/* 2^x by the MUFU unit alone (ex2.approx.ftz: about 2 ulp). exp2f compiles to ex2.approx without
+ * .ftz, which wraps the MUFU in a range check and two multiplies to get fp32 subnormals right; nothing
+ * here needs them: P goes to f16 (whose smallest subnormal is 2^-24), and terms under 2^-126 in l,
+ * alpha or the merge are far below fp32's resolution of what they are added to or scale. */
+__device__ __forceinline__ float exp2_ftz(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
 /* Online softmax with a lazy reference: a row's running max m (base 2, scaled) moves only when a
  * tile's max passes it by more than S9_REF_SLACK, so O's rescale (alpha x every accumulator: 64-128
  * multiplies a thread a tile, ~7 % of the 64-row walker's instructions) runs on the first tile and
@@ -39,7 +50,7 @@ __device__ __forceinline__ bool move_ref(float &m, float tile_max, float &ms, fl
     const bool moved = tile_max > m + S9_REF_SLACK;    /* -inf + 8 is -inf: a row's first token moves it */
     const float ref = moved ? tile_max : m;
     ms = ref == -INFINITY ? 0.0f : ref;
-    alpha = moved ? exp2f(m - ms) : 1.0f;
+    alpha = moved ? exp2_ftz(m - ms) : 1.0f;
     m = ref;
     return moved;
 }

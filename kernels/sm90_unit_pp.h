@@ -141,7 +141,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
                 float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
                 float ms;
                 moved |= move_ref(m[jb][cc], mn, ms, alpha[jb][cc]);
-                float p0 = exp2f(s[4 * jb + cc] - ms), p1 = exp2f(s[4 * jb + 2 + cc] - ms);
+                float p0 = exp2_ftz(s[4 * jb + cc] - ms), p1 = exp2_ftz(s[4 * jb + 2 + cc] - ms);
                 l[jb][cc] = l[jb][cc] * alpha[jb][cc] + p0 + p1;
                 int tok = 16 * warp + g;
                 *(__half *)&sm.p[wg][w9_off(r, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
@@ -209,7 +209,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
         for (int cc = 0; cc < 2; cc++) {
             int r = 8 * jb + 2 * t + cc;
             float m0 = sm.wm[0][r], m1 = sm.wm[1][r], mx = fmaxf(m0, m1), ms = mx == -INFINITY ? 0.0f : mx;
-            float a0 = exp2f(m0 - ms), a1 = exp2f(m1 - ms);
+            float a0 = exp2_ftz(m0 - ms), a1 = exp2_ftz(m1 - ms);
             aw[jb][cc] = wg ? a1 : a0;
             lsum[jb][cc] = sm.wl[0][r] * a0 + sm.wl[1][r] * a1;
             if (wg == 0 && warp == 0 && g == 0) sm.row_m[r] = mx, sm.row_l[r] = lsum[jb][cc];
