@@ -263,37 +263,45 @@ template <int N> static int test_vreg(void)
 /* Small integers (-3..3): every product and partial sum is exact even at the tensor core's reduced
  * accumulation precision, so any difference is a layout or descriptor bug. With `real` set, values
  * like a decode's (Q ~ N(0,1) codes, K codes spread to +-448) instead, to show the precision. */
-template <int N, int G> static int test_fp8(int real)
+/* a (64 x 576 fp8) times b (N x 576 fp8)^T by fp8_gemm<N, G>: got[64 x N]. */
+template <int N, int G> static void run_fp8(const uint8_t *a, const uint8_t *b, float *got)
 {
-    static uint8_t a[64 * 576], b[N * 576];
-    static float fa[64 * 576], fb[N * 576];
-    for (int i = 0; i < 64 * 576; i++) {
-        float v = real ? (float)((urand() - 0.5) * 700) : (float)(int)(urand() * 7 - 3.5);
-        a[i] = mb_f32_to_fp8(v, 0); fa[i] = mb_fp8_to_f32(a[i], 0);
-    }
-    for (int i = 0; i < N * 576; i++) {
-        float v = real ? (float)((urand() - 0.5) * 3.5) : (float)(int)(urand() * 7 - 3.5);
-        b[i] = mb_f32_to_fp8(v, 0); fb[i] = mb_fp8_to_f32(b[i], 0);
-    }
-    double want[64 * N];
-    for (int r = 0; r < 64; r++)
-        for (int c = 0; c < N; c++) {
-            double s = 0;
-            for (int k = 0; k < 576; k++) s += (double)fa[r * 576 + k] * fb[c * 576 + k];
-            want[r * N + c] = s;
-        }
     uint8_t *da, *db;
-    float *dout, got[64 * N];
-    CHECK(cudaMalloc(&da, sizeof a)); CHECK(cudaMalloc(&db, sizeof b)); CHECK(cudaMalloc(&dout, sizeof got));
-    CHECK(cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(db, b, sizeof b, cudaMemcpyHostToDevice));
+    float *dout;
+    CHECK(cudaMalloc(&da, 64 * 576)); CHECK(cudaMalloc(&db, N * 576)); CHECK(cudaMalloc(&dout, 64 * N * sizeof(float)));
+    CHECK(cudaMemcpy(da, a, 64 * 576, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(db, b, N * 576, cudaMemcpyHostToDevice));
     const int smem = 64 * 576 + N * 576 + 1024;
     CHECK(cudaFuncSetAttribute(fp8_gemm<N, G>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     CUtensorMap m = kv_map(da, 64);
     fp8_gemm<N, G><<<1, 128, smem>>>(m, db, dout);
     CHECK(cudaGetLastError());
-    CHECK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(got, dout, 64 * N * sizeof(float), cudaMemcpyDeviceToHost));
     CHECK(cudaFree(da)); CHECK(cudaFree(db)); CHECK(cudaFree(dout));
+}
+
+/* Exact (double) a b^T of fp8 codes. */
+static void host_fp8_gemm(const uint8_t *a, const uint8_t *b, int n, double *want)
+{
+    for (int r = 0; r < 64; r++)
+        for (int c = 0; c < n; c++) {
+            double s = 0;
+            for (int k = 0; k < 576; k++) s += (double)mb_fp8_to_f32(a[r * 576 + k], 0) * mb_fp8_to_f32(b[c * 576 + k], 0);
+            want[r * n + c] = s;
+        }
+}
+
+template <int N, int G> static int test_fp8(int real)
+{
+    static uint8_t a[64 * 576], b[N * 576];
+    for (int i = 0; i < 64 * 576; i++)
+        a[i] = mb_f32_to_fp8(real ? (float)((urand() - 0.5) * 700) : (float)(int)(urand() * 7 - 3.5), 0);
+    for (int i = 0; i < N * 576; i++)
+        b[i] = mb_f32_to_fp8(real ? (float)((urand() - 0.5) * 3.5) : (float)(int)(urand() * 7 - 3.5), 0);
+    static double want[64 * N];
+    static float got[64 * N];
+    host_fp8_gemm(a, b, N, want);
+    run_fp8<N, G>(a, b, got);
     char name[64];
     if (!real) {
         snprintf(name, sizeof name, "fp8 m64n%dk32 x18", N);
@@ -304,6 +312,44 @@ template <int N, int G> static int test_fp8(int real)
     printf("precision: fp8 m64n%dk32, fp32 promotion every %2d k-steps: max|err| / rms(ref) = %.2e\n", N, G,
            err / sqrt(ss / (64 * N)));
     return 0;
+}
+
+/* The known failure of tests/gpu/peaked-scores.json, on the tensor core alone: its worst row (batch 0,
+ * query 1, head 8 of the q_len-2 case) puts 0.57 and 0.43 of its weight on tokens 1834 and 2283, and
+ * scripts/worst-row.py fits the kernel's output as 2283's score lowered by 0.0156 (base 2) against
+ * 1834's. Here the same inputs, regenerated as the tool makes them (src/numeric.h, seed 1), go through
+ * the kernel's score arithmetic (fp8_gemm<16, 1>: each 32-deep step from zero, summed in fp32): if the
+ * tensor core's own error on these two dot products is that shift, the failure is the hardware's fp8
+ * accumulation, not the walker. Prints, does not gate. */
+static void probe_peaked(void)
+{
+    enum { B = 2, QL = 2, H = 16, KV = 5000 };
+    const int tok[4] = { 1834, 2283, 1225, 2400 };
+    float amax = 0;
+    for (int64_t i = 0; i < (int64_t)B * KV * 576; i++) amax = fmaxf(amax, fabsf(mb_bf16_to_f32(mb_gen_bf16(1, MB_STREAM_KV, i, 20.0f))));
+    const float sc = amax / mb_fp8_max(0);
+    static uint8_t a[64 * 576], b[16 * 576];
+    for (int r = 0; r < 64; r++)          /* rows 0-3 the row's top tokens, then tokens 0-59 */
+        for (int k = 0; k < 576; k++) {
+            int64_t t = r < 4 ? tok[r] : r - 4;
+            a[r * 576 + k] = mb_f32_to_fp8(mb_bf16_to_f32(mb_gen_bf16(1, MB_STREAM_KV, t * 576 + k, 20.0f)) / sc, 0);
+        }
+    for (int h = 0; h < H; h++)           /* query 1 of batch 0: Q row 1 */
+        for (int k = 0; k < 576; k++)
+            b[h * 576 + k] = mb_f32_to_fp8(mb_bf16_to_f32(mb_gen_bf16(1, MB_STREAM_Q, ((int64_t)1 * H + h) * 576 + k, 3.0f)), 0);
+    static double want[64 * 16];
+    static float got[64 * 16];
+    host_fp8_gemm(a, b, 16, want);
+    run_fp8<16, 1>(a, b, got);
+    const double mult = (double)sc / sqrt(576.0) * 1.4426950408889634;    /* raw score to base 2 */
+    double err = 0, ss = 0;
+    for (int i = 0; i < 64 * 16; i++) { err = fmax(err, fabs(got[i] - want[i])); ss += want[i] * want[i]; }
+    printf("peaked probe: max|err| / rms(ref) = %.2e over 64 tokens x 16 heads (rms %.0f, raw)\n", err / sqrt(ss / 1024), sqrt(ss / 1024));
+    for (int r = 0; r < 4; r++)
+        printf("peaked probe: head 8, token %4d: exact %.4f, tensor core %.4f, error %+.4f raw = %+.5f base 2\n", tok[r],
+               want[r * 16 + 8] * mult, got[r * 16 + 8] * mult, got[r * 16 + 8] - want[r * 16 + 8], (got[r * 16 + 8] - want[r * 16 + 8]) * mult);
+    printf("peaked probe: token 2283 against 1834, score difference error %+.5f base 2 (worst-row.py's fit of the kernel: -0.0156)\n",
+           ((got[16 + 8] - want[16 + 8]) - (got[8] - want[8])) * mult);
 }
 
 template <int N> static int test_f16(void)
@@ -340,6 +386,7 @@ int main(void)
     int failed = test_tma() + test_cast() + test_vreg<16>() + test_vreg<32>() + test_fp8<8, 18>(0) + test_fp8<16, 18>(0) +
                  test_fp8<32, 18>(0) + test_fp8<32, 3>(0) + test_f16<64>();
     test_fp8<32, 18>(1); test_fp8<32, 6>(1); test_fp8<32, 3>(1); test_fp8<32, 2>(1); test_fp8<32, 1>(1);
+    probe_peaked();
     printf("%d passed, %d failed\n", 9 - failed, failed);
     return failed ? 1 : 0;
 }
