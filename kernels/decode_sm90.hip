@@ -218,21 +218,24 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
             }
         wg_sync(wg);
         bool moved = false;        /* a max of this thread's rows moved (move_ref) */
+        uint32_t pk[RB][2];        /* P^T as store_pt takes it */
 #pragma unroll
-        for (int j = 0; j < RB; j++)
+        for (int j = 0; j < RB; j++) {
+            float p[2][2];         /* [c][h]: row 8j + 2t + c, token 16 warp + g + 8h */
 #pragma unroll
             for (int c = 0; c < 2; c++) {
                 int r = 8 * j + 2 * t + c;
                 float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
                 float ms, alpha;
                 moved |= move_ref(m[j][c], mn, ms, alpha);
-                float p0 = exp2_ftz(s[4 * j + c] - ms), p1 = exp2_ftz(s[4 * j + 2 + c] - ms);
-                l[j][c] = l[j][c] * alpha + p0 + p1;    /* this thread's two tokens; summed at the end */
-                int tok = 16 * warp + g, prow = wg * NH + r;
-                *(__half *)&sm.v.p[w9_off(prow, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
-                *(__half *)&sm.v.p[w9_off(prow, 2 * (tok + 8), S9_HSBO)] = __float2half_rn(p1);
-                if (warp == 0 && g == 0) sm.alpha[prow] = alpha;
+                p[c][0] = exp2_ftz(s[4 * j + c] - ms), p[c][1] = exp2_ftz(s[4 * j + 2 + c] - ms);
+                l[j][c] = l[j][c] * alpha + p[c][0] + p[c][1];   /* this thread's two tokens; summed at the end */
+                if (warp == 0 && g == 0) sm.alpha[wg * NH + r] = alpha;
             }
+            pk[j][0] = f16x2_of(p[0][0], p[1][0]);
+            pk[j][1] = f16x2_of(p[0][1], p[1][1]);
+        }
+        store_pt<RB>(p_addr, wg * NH, 16 * warp, pk);
         w9_fence_proxy();
         /* P^T, V^T and every row's alpha are complete; O is rescaled if any row's max moved. */
         if (__syncthreads_or(moved)) {

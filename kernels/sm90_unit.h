@@ -35,6 +35,34 @@ __device__ __forceinline__ float exp2_ftz(float x)
     return y;
 }
 
+/* Two floats as one f16x2 word, lo in the low half (round to nearest even, as __float2half_rn). */
+__device__ __forceinline__ uint32_t f16x2_of(float lo, float hi)
+{
+    uint32_t d;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+
+/* One warp's part of P^T (f16, rows x 64 tokens in w9_off's layout, row-group stride S9_HSBO): rows
+ * [row0, row0 + 8 RB) at its 16 tokens [tok0, tok0 + 16). The softmax leaves lane (g, t) = (lane / 4,
+ * lane % 4) holding, for each 8-row block j and half h, rows 8j + 2t and 8j + 2t + 1 at token
+ * tok0 + 8h + g: exactly its fragment of the 8 x 8 matrix (rows 8j.., tokens tok0 + 8h..) that
+ * stmatrix.trans stores, each of the matrix's rows being one 16-byte core-matrix row. So pk[j][h] =
+ * f16x2_of(row 8j + 2t, row 8j + 2t + 1), and one stmatrix stores four matrices (two row blocks) where
+ * 16-bit stores took 16: lanes 8i..8i+7 give the addresses of matrix i's rows. */
+template <int RB>
+__device__ __forceinline__ void store_pt(uint32_t p_addr, int row0, int tok0, const uint32_t (&pk)[RB][2])
+{
+    static_assert(RB % 2 == 0, "four matrices a stmatrix: row blocks in pairs");
+    const int lane = threadIdx.x % 32, mi = lane / 8, r = lane % 8;
+#pragma unroll
+    for (int j = 0; j < RB; j += 2) {
+        const uint32_t a = p_addr + w9_off(row0 + 8 * (j + mi / 2) + r, 2 * (tok0 + 8 * (mi % 2)), S9_HSBO);
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                     ::"r"(a), "r"(pk[j][0]), "r"(pk[j][1]), "r"(pk[j + 1][0]), "r"(pk[j + 1][1]) : "memory");
+    }
+}
+
 /* Online softmax with a lazy reference: a row's running max m (base 2, scaled) moves only when a
  * tile's max passes it by more than S9_REF_SLACK, so O's rescale (alpha x every accumulator: 64-128
  * multiplies a thread a tile, ~7 % of the 64-row walker's instructions) runs on the first tile and

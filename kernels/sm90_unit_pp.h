@@ -133,20 +133,23 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
         /* Each thread's O holds the same rows as its scores, so its rescale factors stay in registers. */
         float alpha[RB][2];
         bool moved = false;        /* a max of this thread's rows moved (move_ref) */
+        uint32_t pk[RB][2];        /* P^T as store_pt takes it */
 #pragma unroll
-        for (int jb = 0; jb < RB; jb++)
+        for (int jb = 0; jb < RB; jb++) {
+            float p[2][2];         /* [cc][h]: row 8jb + 2t + cc, token 16 warp + g + 8h */
 #pragma unroll
             for (int cc = 0; cc < 2; cc++) {
                 int r = 8 * jb + 2 * t + cc;
                 float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
                 float ms;
                 moved |= move_ref(m[jb][cc], mn, ms, alpha[jb][cc]);
-                float p0 = exp2_ftz(s[4 * jb + cc] - ms), p1 = exp2_ftz(s[4 * jb + 2 + cc] - ms);
-                l[jb][cc] = l[jb][cc] * alpha[jb][cc] + p0 + p1;
-                int tok = 16 * warp + g;
-                *(__half *)&sm.p[wg][w9_off(r, 2 * tok, S9_HSBO)] = __float2half_rn(p0);
-                *(__half *)&sm.p[wg][w9_off(r, 2 * (tok + 8), S9_HSBO)] = __float2half_rn(p1);
+                p[cc][0] = exp2_ftz(s[4 * jb + cc] - ms), p[cc][1] = exp2_ftz(s[4 * jb + 2 + cc] - ms);
+                l[jb][cc] = l[jb][cc] * alpha[jb][cc] + p[cc][0] + p[cc][1];
             }
+            pk[jb][0] = f16x2_of(p[0][0], p[1][0]);
+            pk[jb][1] = f16x2_of(p[0][1], p[1][1]);
+        }
+        store_pt<RB>(p_addr, 0, 16 * warp, pk);
         w9_fence_proxy();
         wg_sync(wg);               /* P^T complete; the maxima in red are read */
 

@@ -2,7 +2,8 @@
  * the 64-byte-swizzle layout (w9_sw64_off, byte for byte, with its zero fill past the tensor's end),
  * the K-major operand layouts (w9_off, w9_sw64_off), the shared-memory descriptors (w9_desc,
  * w9_desc_sw64) and every wgmma shape the kernel issues, each against a plain host GEMM of the same
- * fp8 / f16 inputs; and the hardware fp8 cast of the fused Q cast against the host's. A layout or descriptor bug shows up here
+ * fp8 / f16 inputs; the softmax's P^T store (store_pt); and the hardware fp8 cast of the fused Q cast
+ * against the host's. A layout or descriptor bug shows up here
  * as a wrong product, before it can hide inside the decode kernel's softmax. Needs a Hopper GPU.
  * Exit 0 when every product matches, 1 when one does not, 4 on a GPU error. */
 #include <cuda_fp16.h>
@@ -10,8 +11,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "../../kernels/common.h"
 #include "../../kernels/sm90_wgmma.h"
+#include "../../kernels/sm90_unit.h"
 
 #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(4); } } while (0)
@@ -175,6 +178,50 @@ static int test_cast(void)
         bad += got[i] != mb_f32_to_fp8(f, 0);
     }
     printf("%-28s %d of %d non-NaN bf16 values differ  %s\n", "cvt.rn.satfinite.e4m3x2", bad, 65536 - nan, bad ? "FAIL" : "ok");
+    return bad != 0;
+}
+
+/* P^T as the softmax stores it (store_pt, stmatrix.trans): two warpgroups of 32 rows each (the split
+ * walker's second one at row0 = 32), each warp its 16 tokens; every (row, token) gets its own integer,
+ * 64 row + token - 2048, exact in f16 (whose integers are exact only in [-2048, 2048]: v29's first
+ * run used row + token / 64, which f16 cannot hold past row 32, and failed on the test's own values),
+ * so the host can read each value back at w9_off's place. */
+#define PT_ROWS 64
+__global__ void pt_store(uint8_t *out)
+{
+#if W9_ENABLED
+    __shared__ __align__(128) uint8_t pt[PT_ROWS / 8 * S9_HSBO];
+    const int wg = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    uint32_t pk[4][2];
+    for (int j = 0; j < 4; j++)
+        for (int h = 0; h < 2; h++) {
+            float v[2];
+            for (int c = 0; c < 2; c++) v[c] = (float)(64 * (32 * wg + 8 * j + 2 * t + c) + 16 * warp + 8 * h + g - 2048);
+            pk[j][h] = f16x2_of(v[0], v[1]);
+        }
+    store_pt<4>(w9_smem_addr(pt), 32 * wg, 16 * warp, pk);
+    __syncthreads();
+    for (int i = threadIdx.x; i < (int)sizeof pt; i += blockDim.x) out[i] = pt[i];
+#endif
+}
+
+static int test_store_pt(void)
+{
+    static uint8_t got[PT_ROWS / 8 * S9_HSBO];
+    uint8_t *d;
+    CHECK(cudaMalloc(&d, sizeof got));
+    pt_store<<<1, 256>>>(d);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(got, d, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d));
+    int bad = 0;
+    for (int r = 0; r < PT_ROWS; r++)
+        for (int k = 0; k < 64; k++) {
+            __half h;
+            memcpy(&h, &got[w9_off(r, 2 * k, S9_HSBO)], sizeof h);
+            bad += __half2float(h) != (float)(64 * r + k - 2048);
+        }
+    printf("%-28s %d of %d values misplaced  %s\n", "P^T by stmatrix.trans", bad, PT_ROWS * 64, bad ? "FAIL" : "ok");
     return bad != 0;
 }
 
@@ -383,10 +430,10 @@ int main(void)
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
     if (p.major != 9) { fprintf(stderr, "sm90-layout-test: needs a Hopper GPU (found sm_%d%d)\n", p.major, p.minor); return 4; }
-    int failed = test_tma() + test_cast() + test_vreg<16>() + test_vreg<32>() + test_fp8<8, 18>(0) + test_fp8<16, 18>(0) +
-                 test_fp8<32, 18>(0) + test_fp8<32, 3>(0) + test_f16<64>();
+    int failed = test_tma() + test_cast() + test_store_pt() + test_vreg<16>() + test_vreg<32>() + test_fp8<8, 18>(0) +
+                 test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) + test_f16<64>();
     test_fp8<32, 18>(1); test_fp8<32, 6>(1); test_fp8<32, 3>(1); test_fp8<32, 2>(1); test_fp8<32, 1>(1);
     probe_peaked();
-    printf("%d passed, %d failed\n", 9 - failed, failed);
+    printf("%d passed, %d failed\n", 10 - failed, failed);
     return failed ? 1 : 0;
 }
