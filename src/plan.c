@@ -139,6 +139,22 @@ static void shift_first_boundary(mb_plan_t *pl)
     }
 }
 
+static uint64_t fnv1a(uint64_t h, const int32_t *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) h = (h ^ (uint32_t)v[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t plan_id(const mb_plan_t *p)
+{
+    _Static_assert(sizeof(mb_work_t) % sizeof(int32_t) == 0 && sizeof(mb_reduce_t) % sizeof(int32_t) == 0,
+                   "work and reduce records are int32 fields only");
+    uint64_t h = 1469598103934665603ull;
+    h = fnv1a(h, (const int32_t *)p->work, (int64_t)p->num_units * (sizeof(mb_work_t) / sizeof(int32_t)));
+    h = fnv1a(h, p->work_indptr, (int64_t)p->num_ctas + 1);
+    return fnv1a(h, (const int32_t *)p->reduce, (int64_t)p->num_reduce * (sizeof(mb_reduce_t) / sizeof(int32_t)));
+}
+
 int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -173,6 +189,7 @@ int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out)
     fill_units(p, out, splits, groups, rows);
     assign_ctas(out, p->max_ctas);
     if (p->fault == MB_FAULT_SPLIT_SHIFT) shift_first_boundary(out);
+    out->id = plan_id(out);
     return 0;
 }
 

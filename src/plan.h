@@ -28,6 +28,10 @@ typedef struct mb_plan {
     mb_work_t *work;                  /* [num_units], CTA-major */
     int32_t *work_indptr;             /* [num_ctas + 1] */
     mb_reduce_t *reduce;              /* [num_reduce] */
+    uint64_t id;               /* fingerprint of the partition (units, their CTAs, the reduce map): two
+                                * plans with one id do the same work the same way, so their times
+                                * differ by noise alone (a sweep point asking more splits than a batch
+                                * has tiles gets an earlier point's plan) */
 } mb_plan_t;
 
 /* Cost of a unit in "tokens": its KV length plus a fixed cost for loading Q and writing rows out. */

@@ -131,6 +131,9 @@ static void json_case(jb_t *b, cJSON *arr, const mb_case_result_t *cr)
     jb_put_num(b, plan, "ctas", cr->ctas);
     jb_put_num(b, plan, "slots", cr->slots);
     jb_put_num(b, plan, "reduces", cr->reduces);
+    char id[20];
+    snprintf(id, sizeof id, "%016llx", (unsigned long long)cr->plan_id);
+    jb_put_str(b, plan, "id", id);
     jb_put_bool(b, plan, "built", cr->plan_built);
     jb_put_str(b, o, "status", mb_status_name(cr->status));
     if (cr->status == MB_CASE_ERROR) jb_put_str(b, o, "error", cr->error);
@@ -343,6 +346,9 @@ static void read_case(rd_t *r, const cJSON *o, int idx, mb_case_t *c, mb_case_re
     cr->ctas = rd_int(r, plan, wp, "ctas");
     cr->slots = rd_int(r, plan, wp, "slots");
     cr->reduces = rd_int(r, plan, wp, "reduces");
+    /* Optional: files written before plans had ids (0: unknown, never equal to another plan's). */
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(plan, "id");
+    cr->plan_id = cJSON_IsString(id) ? strtoull(id->valuestring, NULL, 16) : 0;
     cr->plan_built = rd_bool(r, plan, wp, "built");
     int s = rd_choice(r, o, w, "status", status, 3, "expected \"pass\", \"fail\" or \"error\"");
     cr->status = s == 0 ? MB_CASE_PASS : s == 1 ? MB_CASE_FAIL : MB_CASE_ERROR;

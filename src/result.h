@@ -40,6 +40,7 @@ typedef struct mb_case_result {
     char splits_how;           /* 'a': chosen by "auto", 't': from the tuning file, 0: as configured */
     int splits_max;            /* most splits any batch got */
     int units, ctas, slots, reduces;
+    uint64_t plan_id;          /* mb_plan_t.id; 0 when unknown (read from a file that predates it) */
     int plan_built;            /* 1: built and uploaded for this case; 0: taken from the cache */
     mb_check_t check;
     mb_stats_t time;           /* whole call, GPU time per call (events), microseconds */

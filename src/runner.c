@@ -143,6 +143,7 @@ static void fill_plan_fields(const mb_kernel_info_t *k, const mb_plan_t *p, mb_c
     res->ctas = p->num_ctas;
     res->slots = p->num_slots;
     res->reduces = p->num_reduce;
+    res->plan_id = p->id;
     snprintf(res->kernel, sizeof res->kernel, "%s", k->name);
 }
 

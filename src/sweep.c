@@ -113,7 +113,10 @@ void mb_sweep_summarise(mb_sweep_t *sw)
         grp->auto_ok = 0;
         for (int p = 0; p < grp->n_points && grp->point0 + p < sw->n_done; p++) {
             const mb_case_result_t *r = &grp->res[p];
-            if (r->status != MB_CASE_PASS || r->time.n < 1) continue;
+            grp->same[p] = -1;
+            for (int q = 0; q < p && r->plan_id; q++)
+                if (grp->res[q].plan_id == r->plan_id) { grp->same[p] = q; break; }
+            if (r->status != MB_CASE_PASS || r->time.n < 1 || grp->same[p] >= 0) continue;
             if (grp->best < 0 || r->time.median < grp->res[grp->best].time.median) grp->best = p;
         }
         const mb_case_result_t *a = &grp->res[0];
@@ -149,7 +152,7 @@ static void point_cell(const mb_sweep_group_t *grp, int p, int done, char *buf, 
     if (!done) snprintf(buf, n, "-");
     else if (r->status == MB_CASE_ERROR) snprintf(buf, n, "ERROR");
     else if (r->status == MB_CASE_FAIL) snprintf(buf, n, "FAIL");
-    else snprintf(buf, n, "%s%.1f", p == grp->best ? "*" : "", r->time.median);
+    else snprintf(buf, n, "%s%.1f", p == grp->best ? "*" : grp->same[p] >= 0 ? "=" : "", r->time.median);
 }
 
 static void write_table(FILE *f, const mb_sweep_t *sw, int style)
@@ -189,7 +192,8 @@ static void write_table(FILE *f, const mb_sweep_t *sw, int style)
 void mb_sweep_print(FILE *f, const mb_sweep_t *sw, int color)
 {
     (void)color;
-    fprintf(f, "\nsweep (median µs per call; auto column = splits chosen:time; * = fastest passing point)\n");
+    fprintf(f, "\nsweep (median µs per call; auto column = splits chosen:time; * = fastest passing point;\n"
+               "= same plan as a point to its left, not ranked: the batches have fewer tiles than the splits asked)\n");
     write_table(f, sw, SEP_CONSOLE);
     fprintf(f, "auto within %.0f %% of the best on %d of %d shapes\n", MB_SWEEP_AUTO_OK * 100, sw->n_auto_ok, sw->n_compared);
 }
@@ -208,6 +212,8 @@ static cJSON *group_json(const mb_sweep_group_t *grp, int n_done)
         if (p) cJSON_AddNumberToObject(pt, "splits", grp->points[p].splits);
         else cJSON_AddStringToObject(pt, "splits", "auto");
         cJSON_AddNumberToObject(pt, "splits_max", r->splits_max);
+        if (grp->same[p] == 0) cJSON_AddStringToObject(pt, "same_plan_as", "auto");
+        else if (grp->same[p] > 0) cJSON_AddNumberToObject(pt, "same_plan_as", grp->points[grp->same[p]].splits);
         cJSON_AddStringToObject(pt, "status", r->status == MB_CASE_PASS ? "pass" : r->status == MB_CASE_FAIL ? "fail" : "error");
         if (r->time.n > 0) cJSON_AddNumberToObject(pt, "median_us", r->time.median);
         else cJSON_AddNullToObject(pt, "median_us");
@@ -290,14 +296,17 @@ int mb_sweep_update_tuning(const mb_sweep_t *sw, const char *kernel, const char 
     if (mb_tuning_load(path, &t, err, errlen)) return -1;
     for (int g = 0; g < sw->n_groups; g++) {
         const mb_sweep_group_t *grp = &sw->groups[g];
-        int splits[MB_SWEEP_MAX_POINTS], n = 0, best = 0;
+        int splits[MB_SWEEP_MAX_POINTS], n = 0, best = 0, auto_plan_ranked = 0;
         double med[MB_SWEEP_MAX_POINTS], best_t = 0.0;
-        /* The best explicit count that passed: "tuned" must name a count, and a failing one never wins. */
+        /* The best explicit count that passed: "tuned" must name a count, and a failing one never wins.
+         * Counts that repeat an earlier count's plan are not ranked (their times are that plan's noise);
+         * one that repeats auto's plan is, as the smallest count that gives it. */
         for (int p = 1; p < grp->n_points && grp->point0 + p < sw->n_done; p++) {
             const mb_case_result_t *r = &grp->res[p];
             if (r->status != MB_CASE_PASS || r->time.n < 1) continue;
             splits[n] = grp->points[p].splits;
             med[n++] = r->time.median;
+            if (grp->same[p] > 0 || (grp->same[p] == 0 && auto_plan_ranked++)) continue;
             if (!best || r->time.median < best_t) { best = grp->points[p].splits; best_t = r->time.median; }
         }
         if (!best) continue;

@@ -17,7 +17,10 @@ typedef struct mb_sweep_group {
     mb_case_t *points;         /* point 0 is "auto", then the split counts in increasing order */
     mb_case_result_t *res;
     int n_points, point0;      /* point0: index of points[0] in the sweep's flat arrays */
-    int best;                  /* fastest passing point, -1 if none passed */
+    int same[MB_SWEEP_MAX_POINTS];  /* the first earlier point with this point's plan (mb_plan_t.id), else
+                                     * -1: a count above a batch's tiles gets an earlier count's plan, and
+                                     * timing one plan twice is no comparison, so repeats are not ranked */
+    int best;                  /* fastest passing point among those with a plan of their own, -1 if none */
     double speedup;            /* auto's median / best's median */
     int auto_ok;               /* auto within MB_SWEEP_AUTO_OK of the best */
 } mb_sweep_group_t;

@@ -419,6 +419,39 @@ static void test_plan_corner_shapes(void)
     mb_plan_free(&pl);
 }
 
+/* The plan id names the partition: the same work split the same way has one id, whatever count was
+ * asked; any change to a unit, a CTA boundary or the reduce map gives another. */
+static uint64_t id_of(mb_plan_params_t p)
+{
+    mb_plan_t pl;
+    CHECK(mb_plan_build(&p, &pl) == 0);
+    uint64_t id = pl.id;
+    mb_plan_free(&pl);
+    return id;
+}
+
+static void test_plan_id(void)
+{
+    int32_t lens[4] = { 1024, 1024, 1024, 1024 }, ragged[4] = { 1024, 1024, 1024, 1000 };
+    mb_plan_params_t p = { 4, 1, 32, lens, 16, 64, 64, 132, MB_FAULT_NONE, 0 };
+    const uint64_t id16 = id_of(p);
+    p.splits = 32;                              /* 16 tiles a batch: 32 and 64 splits are 16 */
+    CHECK(id_of(p) == id16);
+    p.splits = 64;
+    CHECK(id_of(p) == id16);
+    p.splits = 8;
+    CHECK(id_of(p) != id16);
+    p.splits = 16;
+    p.max_ctas = 32;                            /* the same 64 units on 32 CTAs */
+    CHECK(id_of(p) != id16);
+    p.max_ctas = 132;
+    p.kv_lens = ragged;                         /* one batch's last unit shorter */
+    CHECK(id_of(p) != id16);
+    p.kv_lens = lens;
+    p.fault = MB_FAULT_SPLIT_SHIFT;             /* one boundary moved by a token */
+    CHECK(id_of(p) != id16);
+}
+
 static void test_plan_invalid_params(void)
 {
     int32_t lens[2] = { 10, 20 }, neg[2] = { 10, -1 };
@@ -928,6 +961,7 @@ void suite_plan(void)
     RUN(test_plan_invariants_random);
     RUN(test_plan_corner_shapes);
     RUN(test_plan_invalid_params);
+    RUN(test_plan_id);
     RUN(test_auto_splits);
     RUN(test_checker_catches_mutations);
     RUN(test_split_shift_fails_coverage);

@@ -78,6 +78,7 @@ static void fixture(fixture_t *x)
         r->ctas = 132;
         r->slots = 64;
         r->reduces = 12;
+        r->plan_id = i ? 0xfedcba9876543210ull : 1;   /* all 64 bits survive the file */
         r->plan_built = i == 0;
         r->check = (mb_check_t){0.001953125, 1.234567890123e-4, 0.99999993, 2.25e-3, 4 * 16 * 512, i ? 17 : 0,
                                 0, i ? 3 : 0, i ? 1234 : 0, 0.0625, 2.5e-2, 0.9996, i == 0};
@@ -171,7 +172,7 @@ static void check_case_equal(const mb_case_result_t *a, const mb_case_result_t *
     CHECK(ca->atol == cb->atol && ca->rtol == cb->rtol && ca->max_rel_l2 == cb->max_rel_l2);
     CHECK(a->status == b->status && !strcmp(a->error, b->error) && !strcmp(a->kernel, b->kernel));
     CHECK(a->splits_max == b->splits_max && a->units == b->units && a->ctas == b->ctas);
-    CHECK(a->slots == b->slots && a->reduces == b->reduces && a->plan_built == b->plan_built);
+    CHECK(a->slots == b->slots && a->reduces == b->reduces && a->plan_built == b->plan_built && a->plan_id == b->plan_id);
     const mb_check_t *ka = &a->check, *kb = &b->check;
     CHECK(ka->max_abs == kb->max_abs && ka->rel_l2 == kb->rel_l2 && ka->cosine == kb->cosine);
     CHECK(ka->row_rel_l2 == kb->row_rel_l2);
