@@ -119,6 +119,7 @@ static void fill_row(mb_cmp_row_t *row, const mb_case_result_t *o, const mb_case
     row->verdict = mb_compare_verdict(row->change_pct, row->p, row->n_old, row->n_new, opt->max_regression_pct,
                                       opt->alpha);
     row->check_failed = n->status != MB_CASE_PASS;
+    row->plan_changed = o->plan_id && n->plan_id && o->plan_id != n->plan_id;
 }
 
 static void count_verdicts(mb_compare_t *c)
@@ -127,6 +128,7 @@ static void count_verdicts(mb_compare_t *c)
     for (int i = 0; i < c->n_rows; i++) {
         ++*slot[c->rows[i].verdict];
         c->n_check_failed += c->rows[i].check_failed;
+        c->n_plan_changed += c->rows[i].plan_changed;
     }
     for (int i = 0; i < c->n_added; i++) c->n_check_failed += c->added[i].check_failed;
 }
@@ -285,6 +287,7 @@ static void fill_crow(crow_t row, const mb_cmp_row_t *r)
     if (!r->check_failed) snprintf(row[COL_VERDICT], CELL, "%s", mb_verdict_name(r->verdict));
     else if (r->n_old > 0 && r->n_new > 0) snprintf(row[COL_VERDICT], CELL, "%s, check-failed", mb_verdict_name(r->verdict));
     else snprintf(row[COL_VERDICT], CELL, "check-failed");
+    if (r->plan_changed) snprintf(row[COL_VERDICT] + strlen(row[COL_VERDICT]), CELL - strlen(row[COL_VERDICT]), ", plan changed");
 }
 
 static void fill_geomean(crow_t row, const mb_compare_t *c)
@@ -360,6 +363,7 @@ void mb_compare_summary(FILE *f, const mb_compare_t *c)
             "%d check failure%s", c->n_rows, c->n_rows == 1 ? "" : "s", c->n_regressed, c->n_slower,
             c->n_faster, c->n_same, c->n_ambiguous, c->n_check_failed, c->n_check_failed == 1 ? "" : "s");
     if (c->n_added || c->n_missing) fprintf(f, "; %d added, %d missing", c->n_added, c->n_missing);
+    if (c->n_plan_changed) fprintf(f, "; %d run with another plan (split or packing: see plan.id)", c->n_plan_changed);
     fputc('\n', f);
 }
 
@@ -395,6 +399,7 @@ static void json_row(jb_t *b, cJSON *arr, const mb_cmp_row_t *r)
     jb_put_num(b, o, "n_new", r->n_new);
     jb_put_str(b, o, "verdict", mb_verdict_name(r->verdict));
     jb_put_bool(b, o, "check_failed", r->check_failed);
+    jb_put_bool(b, o, "plan_changed", r->plan_changed);
 }
 
 static void json_cases(jb_t *b, cJSON *root, const char *key, const mb_cmp_case_t *k, int n, int with_check)
@@ -477,6 +482,8 @@ static void read_row(rd_t *r, const cJSON *o, const char *w, mb_cmp_row_t *row)
     if (v == NVERDICT && !r->bad) rd_fail(r, w, "verdict", "expected faster, same, slower, regressed or ambiguous");
     row->verdict = v < NVERDICT ? (mb_verdict_t)v : MB_V_AMBIGUOUS;
     row->check_failed = rd_bool(r, o, w, "check_failed");
+    const cJSON *pc = cJSON_GetObjectItemCaseSensitive(o, "plan_changed");   /* optional: newer than the schema */
+    row->plan_changed = cJSON_IsTrue(pc);
 }
 
 static void read_cases(rd_t *r, const cJSON *root, const char *key, mb_cmp_case_t **out, int *n, int with_check)
@@ -520,6 +527,7 @@ static void read_counts(rd_t *r, const cJSON *root, mb_compare_t *c)
     c->n_same = rd_count(r, o, "counts.", "same");
     c->n_ambiguous = rd_count(r, o, "counts.", "ambiguous");
     c->n_check_failed = rd_count(r, o, "counts.", "check_failed");
+    for (int i = 0; i < c->n_rows; i++) c->n_plan_changed += c->rows[i].plan_changed;
     int common = rd_count(r, o, "counts.", "common"), added = rd_count(r, o, "counts.", "added");
     int missing = rd_count(r, o, "counts.", "missing");
     if (!r->bad && (common != c->n_rows || added != c->n_added || missing != c->n_missing))

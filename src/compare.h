@@ -25,6 +25,8 @@ typedef struct mb_cmp_row {
     int n_old, n_new;          /* samples on each side */
     mb_verdict_t verdict;
     int check_failed;          /* NEW's status is fail or error */
+    int plan_changed;          /* both runs name their plan (plan.id) and the ids differ: the split or
+                                * the packing changed, not only the kernel (a file without ids: 0) */
 } mb_cmp_row_t;
 
 /* A case in one run only. */
@@ -57,6 +59,7 @@ typedef struct mb_compare {
     int n_missing;
     int n_regressed, n_slower, n_faster, n_same, n_ambiguous;
     int n_check_failed;                   /* NEW's cases that did not pass, common or added */
+    int n_plan_changed;                   /* common cases run with another plan */
 } mb_compare_t;
 
 /* 5 %, alpha 0.01, median, devices must match, labels "baseline" and "new". */
