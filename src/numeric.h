@@ -71,6 +71,15 @@ MB_HD uint16_t mb_f32_to_bf16(float f)
     return (uint16_t)(u >> 16);
 }
 
+/* FNV-1a over 32-bit words, for host fingerprints (tuning keys of ragged batches, plan ids): start
+ * from MB_FNV_OFFSET, fold in each word. */
+#define MB_FNV_OFFSET 1469598103934665603ull
+MB_HD uint64_t mb_fnv1a_i32(uint64_t h, const int32_t *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) h = (h ^ (uint32_t)v[i]) * 1099511628211ull;
+    return h;
+}
+
 /* Counter-based generator: element i of stream s under seed k is a pure function of (k, s, i), so
  * GPU threads generate in any order and the host recomputes any element. SplitMix64's finaliser. */
 MB_HD uint64_t mb_mix64(uint64_t z)

@@ -139,20 +139,14 @@ static void shift_first_boundary(mb_plan_t *pl)
     }
 }
 
-static uint64_t fnv1a(uint64_t h, const int32_t *v, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) h = (h ^ (uint32_t)v[i]) * 1099511628211ull;
-    return h;
-}
-
 static uint64_t plan_id(const mb_plan_t *p)
 {
     _Static_assert(sizeof(mb_work_t) % sizeof(int32_t) == 0 && sizeof(mb_reduce_t) % sizeof(int32_t) == 0,
                    "work and reduce records are int32 fields only");
-    uint64_t h = 1469598103934665603ull;
-    h = fnv1a(h, (const int32_t *)p->work, (int64_t)p->num_units * (sizeof(mb_work_t) / sizeof(int32_t)));
-    h = fnv1a(h, p->work_indptr, (int64_t)p->num_ctas + 1);
-    return fnv1a(h, (const int32_t *)p->reduce, (int64_t)p->num_reduce * (sizeof(mb_reduce_t) / sizeof(int32_t)));
+    uint64_t h = mb_fnv1a_i32(MB_FNV_OFFSET, (const int32_t *)p->work,
+                              (int64_t)p->num_units * (sizeof(mb_work_t) / sizeof(int32_t)));
+    h = mb_fnv1a_i32(h, p->work_indptr, (int64_t)p->num_ctas + 1);
+    return mb_fnv1a_i32(h, (const int32_t *)p->reduce, (int64_t)p->num_reduce * (sizeof(mb_reduce_t) / sizeof(int32_t)));
 }
 
 int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out)

@@ -4,10 +4,9 @@
 #ifndef MB_RUNNER_H
 #define MB_RUNNER_H
 
-#include "stop.h"
-#include <signal.h>
 #include "path.h"
 #include "result.h"
+#include "stop.h"
 #include "tuning.h"
 
 typedef struct mb_runner {
@@ -25,7 +24,6 @@ typedef struct mb_runner {
     mb_tuning_t tuning;
     int tuning_loaded, tuned_misses;
 } mb_runner_t;
-
 
 /* --kernel's value names a kernel the tool has: 0, or MB_EXIT_USAGE with a message naming `cmd`. */
 int mb_runner_check_kernel(const mb_runner_t *r, const char *cmd);

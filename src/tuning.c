@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <cJSON.h>
 #include "jsonio.h"
+#include "numeric.h"
 #include "report.h"
 #include "tuning.h"
 
@@ -99,11 +100,8 @@ void mb_tuning_free(mb_tuning_t *t)
 void mb_tuning_key(const mb_case_t *c, const char *kernel, char *buf, size_t n)
 {
     int same = 1;
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a over the lengths, for ragged batches */
-    for (int b = 0; b < c->batch; b++) {
-        same &= c->kv_lens[b] == c->kv_lens[0];
-        h = (h ^ (uint32_t)c->kv_lens[b]) * 1099511628211ull;
-    }
+    for (int b = 0; b < c->batch; b++) same &= c->kv_lens[b] == c->kv_lens[0];
+    uint64_t h = mb_fnv1a_i32(MB_FNV_OFFSET, c->kv_lens, c->batch);   /* for ragged batches */
     int k;
     if (same) k = snprintf(buf, n, "%s/b%d-q%d-h%d-kv%d-%s", kernel, c->batch, c->q_len, c->heads, c->kv_lens[0],
                            c->causal ? "causal" : "full");
