@@ -482,8 +482,8 @@ static void read_row(rd_t *r, const cJSON *o, const char *w, mb_cmp_row_t *row)
     if (v == NVERDICT && !r->bad) rd_fail(r, w, "verdict", "expected faster, same, slower, regressed or ambiguous");
     row->verdict = v < NVERDICT ? (mb_verdict_t)v : MB_V_AMBIGUOUS;
     row->check_failed = rd_bool(r, o, w, "check_failed");
-    const cJSON *pc = cJSON_GetObjectItemCaseSensitive(o, "plan_changed");   /* optional: newer than the schema */
-    row->plan_changed = cJSON_IsTrue(pc);
+    /* Optional (files written before plans had ids), but a boolean when present. */
+    if (cJSON_GetObjectItemCaseSensitive(o, "plan_changed")) row->plan_changed = rd_bool(r, o, w, "plan_changed");
 }
 
 static void read_cases(rd_t *r, const cJSON *root, const char *key, mb_cmp_case_t **out, int *n, int with_check)

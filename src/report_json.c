@@ -2,6 +2,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -347,8 +348,11 @@ static void read_case(rd_t *r, const cJSON *o, int idx, mb_case_t *c, mb_case_re
     cr->slots = rd_int(r, plan, wp, "slots");
     cr->reduces = rd_int(r, plan, wp, "reduces");
     /* Optional: files written before plans had ids (0: unknown, never equal to another plan's). */
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(plan, "id");
-    cr->plan_id = cJSON_IsString(id) ? strtoull(id->valuestring, NULL, 16) : 0;
+    const cJSON *id = plan ? cJSON_GetObjectItemCaseSensitive(plan, "id") : NULL;
+    int hex = id && cJSON_IsString(id) && strlen(id->valuestring) == 16;
+    for (int k = 0; hex && k < 16; k++) hex = isxdigit((unsigned char)id->valuestring[k]) != 0;
+    cr->plan_id = hex ? strtoull(id->valuestring, NULL, 16) : 0;
+    if (id && !hex) rd_fail(r, wp, "id", "expected 16 hex digits");
     cr->plan_built = rd_bool(r, plan, wp, "built");
     int s = rd_choice(r, o, w, "status", status, 3, "expected \"pass\", \"fail\" or \"error\"");
     cr->status = s == 0 ? MB_CASE_PASS : s == 1 ? MB_CASE_FAIL : MB_CASE_ERROR;

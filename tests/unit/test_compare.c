@@ -683,6 +683,19 @@ static void test_plan_changed(void)
     CHECKF(mb_compare_read_json(path, &back, err, sizeof err) == 0, "%s", err);
     CHECK(back.rows[1].plan_changed && !back.rows[0].plan_changed && back.n_plan_changed == 1);
     mb_compare_free(&back);
+    /* Optional (older files), but a boolean when present. */
+    FILE *f = fopen(path, "rb");
+    if (f) fseek(f, 0, SEEK_END);   /* unit_read_back reads up to the position */
+    text = unit_read_back(f);
+    char *at = text ? strstr(text, "\"plan_changed\":\ttrue") : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        memcpy(at + strlen("\"plan_changed\":\t"), "1   ", 4);
+        spit(path, text);
+        CHECK(mb_compare_read_json(path, &back, err, sizeof err) == -1);
+        CHECKF(strstr(err, "plan_changed: expected true or false"), "%s", err);
+    }
+    free(text);
     mb_compare_free(&c);
 }
 

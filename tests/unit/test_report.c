@@ -315,6 +315,28 @@ static void test_json_reader_rejects(void)
     cJSON_Delete(root);
     free(text);
 
+    /* plan.id is optional (older files), but when present it is 16 hex digits, not read as 0. */
+    fixture(&x);
+    CHECKF(mb_report_write_json(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    text = slurp(path, NULL);
+    root = cJSON_Parse(text);
+    cJSON *plan = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cases"), 1), "plan");
+    cJSON_ReplaceItemInObject(plan, "id", cJSON_CreateString("fedcba987654321g"));
+    edited = cJSON_Print(root);
+    spit(path, edited);
+    CHECK(mb_report_read_json(path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, "cases[1].plan.id: expected 16 hex digits"), "%s", err);
+    cJSON_DeleteItemFromObject(plan, "id");
+    free(edited);
+    edited = cJSON_Print(root);
+    spit(path, edited);
+    CHECKF(mb_report_read_json(path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.n_results > 1 && back.results[1].plan_id == 0);
+    mb_report_free_read(&back);
+    free(edited);
+    cJSON_Delete(root);
+    free(text);
+
     tpath(path, sizeof path, "missing.json");
     CHECK(mb_report_read_json(path, &back, err, sizeof err) == -1);
     CHECKF(strstr(err, path) && strstr(err, "No such file"), "%s", err);
