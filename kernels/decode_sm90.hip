@@ -3,7 +3,9 @@
  *
  * A unit is up to 64 query rows (q_index x head) of one batch over a KV range, in 64-token tiles.
  * The CTA has two warpgroups. Units of up to 16 rows give them alternate tiles (sm90_unit_pp.h, same
- * steps as below with all rows and dims in each warpgroup); larger units split every tile:
+ * steps as below with all rows and dims in each warpgroup). Larger units split the rows between them
+ * where tiles come by the TMA unit (sm90_unit_rs.h: each warpgroup its own rows over all 512 dims,
+ * no CTA barrier in the tile loop); on caches of smaller pages they split every tile as below:
  *  - S^T = K Q^T (64 tokens x rows, fp8 wgmma, 576 deep). Tokens are the M side, so a unit of 16
  *    rows wastes no tensor-core work (M is fixed at 64; N can be 8..256). Warpgroup h scores the
  *    rows of its half, so no score is computed twice.
@@ -33,6 +35,8 @@
 #include <string.h>
 #include "sm90_unit.h"
 #include "sm90_unit_pp.h"
+#include "sm90_unit_rs.h"
+#include <stddef.h>
 #include <type_traits>
 
 /* Units of up to 32 rows take V^T as the register operand of the P V wgmma, built from the tile with
@@ -323,19 +327,22 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
     __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
 }
 
-/* 16-row units alternate tiles between the warpgroups (sm90_unit_pp.h); larger ones split each tile's
- * rows and value dims between them (unit_run above). */
-template <int N> using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>, s9_smem<N>>;
+/* 16-row units alternate tiles between the warpgroups (sm90_unit_pp.h); larger ones split the rows
+ * between them where the TMA unit brings whole tiles (RS, sm90_unit_rs.h), else each tile's rows and
+ * value dims (unit_run above). */
+template <int N, bool RS>
+using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>, std::conditional_t<RS, s9_smem_rs<N>, s9_smem<N>>>;
 
-template <int N>
+template <int N, bool RS>
 __global__ void __launch_bounds__(S9_THREADS, 1)
     decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a, const __grid_constant__ CUtensorMap map)
 {
 #if W9_ENABLED
     extern __shared__ __align__(128) uint8_t smem[];
-    s9_smem_t<N> &sm = *(s9_smem_t<N> *)(smem + ((1024 - (w9_smem_addr(smem) & 1023)) & 1023));
+    s9_smem_t<N, RS> &sm = *(s9_smem_t<N, RS> *)(smem + ((1024 - (w9_smem_addr(smem) & 1023)) & 1023));
     if (threadIdx.x == 0) {
         for (size_t s = 0; s < sizeof sm.bar / sizeof(uint64_t); s++) w9_mbar_init((uint64_t *)sm.bar + s);
+        if constexpr (RS) for (int s = 0; s < S9_RS_STAGES; s++) sm.released[s] = 0;
         w9_mbar_init_fence();
     }
     __syncthreads();
@@ -343,18 +350,19 @@ __global__ void __launch_bounds__(S9_THREADS, 1)
     uint32_t seq = 0;
     for (int w = a.work_indptr[blockIdx.x]; w < a.work_indptr[blockIdx.x + 1]; w++) {
         if constexpr (N <= S9_PP_ROWS) unit_run_pp<N>(sm, a, &map, a.work[w], scale_kv, seq);
+        else if constexpr (RS) unit_run_rs<N>(sm, a, &map, a.work[w], scale_kv, seq);
         else unit_run<N>(sm, a, &map, a.work[w], scale_kv, seq);
     }
 #endif
 }
 
 /* Dynamic shared memory: the block and room to align it to 1024 bytes. */
-template <int N> static constexpr size_t s9_smem_bytes() { return sizeof(s9_smem_t<N>) + 1024; }
+template <int N, bool RS = false> static constexpr size_t s9_smem_bytes() { return sizeof(s9_smem_t<N, RS>) + 1024; }
 
-template <int N> static hipError_t s9_setup(void)
+template <int N, bool RS = false> static hipError_t s9_setup(void)
 {
-    return hipFuncSetAttribute((const void *)decode_sm90_kernel<N>, hipFuncAttributeMaxDynamicSharedMemorySize,
-                               (int)s9_smem_bytes<N>());
+    return hipFuncSetAttribute((const void *)decode_sm90_kernel<N, RS>, hipFuncAttributeMaxDynamicSharedMemorySize,
+                               (int)s9_smem_bytes<N, RS>());
 }
 
 extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
@@ -365,9 +373,10 @@ extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
     *workers_per_sm = 0;
     if ((e = hipGetDevice(&dev)) != hipSuccess || (e = hipGetDeviceProperties(&prop, dev)) != hipSuccess) return e;
     if (prop.major != 9) return hipSuccess;   /* sm_90a code: Hopper only */
-    if ((e = s9_setup<16>()) != hipSuccess || (e = s9_setup<32>()) != hipSuccess || (e = s9_setup<64>()) != hipSuccess)
+    if ((e = s9_setup<16>()) != hipSuccess || (e = s9_setup<32>()) != hipSuccess || (e = s9_setup<64>()) != hipSuccess ||
+        (e = s9_setup<32, true>()) != hipSuccess || (e = s9_setup<64, true>()) != hipSuccess)
         return e;
-    if ((e = hipOccupancyMaxActiveBlocksPerMultiprocessor(&occ, decode_sm90_kernel<64>, S9_THREADS,
+    if ((e = hipOccupancyMaxActiveBlocksPerMultiprocessor(&occ, decode_sm90_kernel<64, false>, S9_THREADS,
                                                           s9_smem_bytes<64>())) != hipSuccess)
         return e;
     *workers_per_sm = occ;
@@ -381,9 +390,12 @@ extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream
     CUtensorMap map;   /* unused (zeros) when tiles go by cp.async */
     memcpy(&map, a->kv_map.desc, sizeof map);
     int rows = a->heads * a->q_len;
-    if (rows <= 16) decode_sm90_kernel<16><<<a->num_ctas, S9_THREADS, s9_smem_bytes<16>(), s>>>(*a, map);
-    else if (rows <= 32) decode_sm90_kernel<32><<<a->num_ctas, S9_THREADS, s9_smem_bytes<32>(), s>>>(*a, map);
-    else decode_sm90_kernel<64><<<a->num_ctas, S9_THREADS, s9_smem_bytes<64>(), s>>>(*a, map);
+    const bool rs = a->kv_map.whole_tile;   /* the rows-split walker needs TMA tiles (sm90_unit_rs.h) */
+    if (rows <= 16) decode_sm90_kernel<16, false><<<a->num_ctas, S9_THREADS, s9_smem_bytes<16>(), s>>>(*a, map);
+    else if (rows <= 32 && rs) decode_sm90_kernel<32, true><<<a->num_ctas, S9_THREADS, s9_smem_bytes<32, true>(), s>>>(*a, map);
+    else if (rows <= 32) decode_sm90_kernel<32, false><<<a->num_ctas, S9_THREADS, s9_smem_bytes<32>(), s>>>(*a, map);
+    else if (rs) decode_sm90_kernel<64, true><<<a->num_ctas, S9_THREADS, s9_smem_bytes<64, true>(), s>>>(*a, map);
+    else decode_sm90_kernel<64, false><<<a->num_ctas, S9_THREADS, s9_smem_bytes<64>(), s>>>(*a, map);
     return MB_LAUNCH_RESULT();
 }
 

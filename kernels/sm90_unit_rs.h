@@ -1,0 +1,276 @@
+/* Units of 32 or 64 rows whose tiles come by the TMA unit (a flat cache, or pages of a multiple of 64
+ * tokens), walked with the rows split between the warpgroups: warpgroup w owns rows [w N/2, w N/2 +
+ * N/2) of the unit and all 512 value dims of them. Each one scores, softmaxes and multiplies its own
+ * rows, its P V reading only its own P^T and V^T fragments it loads itself (w9_vt_fragment, as the
+ * 16-row walker does), so nothing in the tile loop waits for the other warpgroup: no CTA barrier, and
+ * the two drift out of phase, one's softmax under the other's wgmmas. decode_sm90.hip's walker, which
+ * splits value dims instead, has both meet at a CTA barrier every tile (each P V reads both halves'
+ * P^T, and the shared V^T copy), so their tensor work and their softmax coincide: the b128-q4 profile
+ * had 7.3 % of its stall samples on the wait for the last tile's P V at the top of the loop, and the
+ * 18 score waits another 9 % (results/NOTES.md, fifth wgmma session). The price: each warpgroup widens
+ * all of V (twice the widening work of the shared copy, but no V^T stores and no 64 KB copy).
+ * Measured (v33): -8 % on (128, 4, 8192, 16), -6 % on (32, 4, 8192, 32), -5 % on the 32-row (4, 1,
+ * 1024, 32), +1 % on (32, 1, 1024, 32); a baton that forced the warpgroups' score phases to alternate
+ * (FlashAttention-3's order) gained nothing over letting them drift.
+ * A stage is freed when both warpgroups are done with it: each one's elected thread counts its release
+ * on the stage's counter, and the second to count issues the tile three ahead into it. */
+#ifndef MB_SM90_UNIT_RS_H
+#define MB_SM90_UNIT_RS_H
+
+#include "sm90_unit.h"
+
+#define S9_RS_STAGES 3
+
+/* The stages come first and the block is 1024-byte aligned (the swizzle is a function of the address). */
+template <int N> struct s9_smem_rs {
+    uint8_t kv[S9_RS_STAGES][S9_TILE_BYTES];
+    uint8_t p[2][N / 16 * S9_HSBO];     /* each warpgroup's P^T (its N/2 rows x 64 tokens, f16) */
+    uint8_t q[N / 8 * S9_KSBO];
+    float red[2][4][N / 2];             /* per warpgroup, per warp: row maxima (at the end, row sums) */
+    float row_m[N], row_l[N];           /* each row's final max and sum */
+    uint64_t bar[S9_RS_STAGES];         /* each stage's copy barrier */
+    uint32_t released[S9_RS_STAGES];    /* releases of each stage, two a tile (zeroed at kernel start) */
+};
+
+/* Release-acquire, so the second releaser's copy into the stage is ordered after the first one's
+ * warpgroup's reads of it (each reader fenced them and met its warpgroup's barrier before the count). */
+__device__ __forceinline__ uint32_t rs_count(uint32_t *counter)
+{
+    uint32_t old;
+    asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n" : "=r"(old) : "r"(w9_smem_addr(counter)) : "memory");
+    return old;
+}
+
+/* The cast-free cast, fused, straight from global memory to the K-major Q tile (this walker has no
+ * staging area: the stages are all in use from the unit's start). Rows past `rows` are zeros. */
+template <int N>
+__device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t &a, int64_t qrow0, int rows)
+{
+    constexpr int PIECES = MB_DK / 8, PER = N * PIECES / S9_THREADS, BATCH = PER % 6 == 0 ? 6 : PER;   /* 8 values a piece */
+    static_assert(N * PIECES % S9_THREADS == 0 && PER % BATCH == 0, "whole pieces a thread, whole batches");
+#pragma unroll 1
+    for (int k0 = 0; k0 < PER; k0 += BATCH) {
+        uint4 v[BATCH];
+#pragma unroll
+        for (int k = 0; k < BATCH; k++) {   /* a batch of loads in flight before its first conversion */
+            const int i = threadIdx.x + (k0 + k) * S9_THREADS, r = i / PIECES, c = i % PIECES;
+            v[k] = r < rows ? *(const uint4 *)(a.q_src_cast + (qrow0 + r) * MB_DK + 8 * c) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int k = 0; k < BATCH; k++) {
+            const int i = threadIdx.x + (k0 + k) * S9_THREADS, r = i / PIECES, c = i % PIECES;
+            *(uint2 *)&q[w9_off(r, 8 * c, S9_KSBO)] = make_uint2(cast4(v[k].x, v[k].y), cast4(v[k].z, v[k].w));
+        }
+    }
+}
+
+template <int N>
+__device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+                            float scale_kv, uint32_t &seq)
+{
+    constexpr int NH = N / 2;                   /* rows of each warpgroup */
+    constexpr int RB = NH / 8;                  /* 8-row blocks of its accumulators */
+    constexpr int S = S9_RS_STAGES;
+    const int wg = threadIdx.x / 128, wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int rows = u.row_end - u.row_begin, b = u.batch;
+    const int64_t qrow0 = u.q_row0;
+    const unit_span span = unit_span_of(a, u);
+    const int kv_end = span.kv_end, ntiles = span.ntiles;
+    const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
+
+    /* Tile `it` is the CTA's copy number seq0 + it: stage (seq0 + it) % S, phase parity ((seq0 + it) /
+     * S) % 2. The previous unit released every stage before its final barrier, so S tiles go at once. */
+    const uint32_t seq0 = seq;
+    seq += ntiles;
+    if (threadIdx.x == 0)
+        for (int s = 0; s < S && s < ntiles; s++) {
+            const uint32_t c = (seq0 + s) % S;
+            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
+        }
+    if (a.q_src_cast) {
+        cast_q_global<N>(sm.q, a, qrow0, rows);
+    } else {
+        load_q<N>(nullptr, sm.q, a, qrow0, rows);
+        cp_commit();
+        cp_wait<0>();
+    }
+    w9_fence_proxy();              /* Q, by cp.async or the cast, is read by wgmma */
+    __syncthreads();
+
+    /* This warpgroup's hold on tile `it` ends (its score wgmmas waited, its V^T fragments loaded and
+     * fenced by every thread, and the warpgroup met at a barrier since); the second of the two
+     * releases of a stage issues the tile S ahead into it. */
+    auto release = [&](int it) {
+        if (wt == 0) {
+            const uint32_t c = (seq0 + it) % S;
+            if ((rs_count(&sm.released[c]) & 1) && it + S < ntiles)
+                issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + (it + S) * S9_TILE, kv_end, 0, 1);
+        }
+    };
+
+    int end[RB][2];                /* the token end of each of this thread's rows (row_token_end) */
+#pragma unroll
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) end[j][e] = row_token_end(a, u, wg * NH + 8 * j + 2 * t + e, rows, kv_end);
+
+    const float mult = *a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
+    float m[RB][2], l[RB][2];
+#pragma unroll
+    for (int j = 0; j < RB; j++) m[j][0] = m[j][1] = -INFINITY, l[j][0] = l[j][1] = 0.0f;
+    float o[8][NH / 2];
+#pragma unroll
+    for (int mb = 0; mb < 8; mb++)
+#pragma unroll
+        for (int i = 0; i < NH / 2; i++) o[mb][i] = 0.0f;
+    const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO), p_addr = w9_smem_addr(sm.p[wg]);
+
+    for (int it = 0; it < ntiles; it++) {
+        const int t0 = u.kv_begin + it * S9_TILE;
+        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
+        w9_wait<0>();              /* the previous tile's P V no longer reads P^T */
+        w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
+
+        /* S^T for this warpgroup's rows, each 32-deep step in a fresh accumulator summed in fp32 (the
+         * precision argument of decode_sm90.hip's score loop), through a ring of R: R - 1 in flight.
+         * The last wait (none younger) also covers the previous tile's P V: P^T is free after it. */
+        float s[NH / 2];
+#pragma unroll
+        for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
+        {
+            constexpr int STEPS = MB_DK / 32, R = N == 64 ? 2 : 4;
+            float acc[R][NH / 2];
+#pragma unroll
+            for (int k = 0; k < STEPS + R - 1; k++) {
+                if (k < STEPS) {
+                    w9_fence();
+                    w9_fp8<NH>::mma(acc[k % R], w9_desc_sw64(st + w9_sw64_off(0, 32 * k, S9_TILE), S9_SLICE),
+                                    w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
+                    w9_commit();
+                }
+                if (k >= R - 1) {
+                    const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
+                    w9_wait_dyn<R - 1>(younger);
+                    w9_fence_regs<NH / 2>(acc[done % R]);
+#pragma unroll
+                    for (int i = 0; i < NH / 2; i++) s[i] += acc[done % R][i];
+                }
+            }
+        }
+
+        /* s[4j + e]: token 16 warp + g + 8 (e / 2), row 8j + 2t + e % 2 of this warpgroup. */
+#pragma unroll
+        for (int j = 0; j < RB; j++)
+#pragma unroll
+            for (int cc = 0; cc < 2; cc++) {
+                int tok = t0 + 16 * warp + g;
+                s[4 * j + cc] = tok < end[j][cc] ? s[4 * j + cc] * mult : -INFINITY;
+                s[4 * j + 2 + cc] = tok + 8 < end[j][cc] ? s[4 * j + 2 + cc] * mult : -INFINITY;
+                float v = fmaxf(s[4 * j + cc], s[4 * j + 2 + cc]);
+                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
+                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 8));
+                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 16));
+                if (g == 0) sm.red[wg][warp][8 * j + 2 * t + cc] = v;
+            }
+        wg_sync(wg);
+        if (it > 0) release(it - 1);
+        /* Each thread's O holds the same rows as its scores, so its rescale factors stay in registers. */
+        float alpha[RB][2];
+        bool moved = false;        /* a max of this thread's rows moved (move_ref) */
+        uint32_t pk[RB][2];        /* P^T as store_pt takes it */
+#pragma unroll
+        for (int j = 0; j < RB; j++) {
+            float p[2][2];         /* [cc][h]: row 8j + 2t + cc, token 16 warp + g + 8h */
+#pragma unroll
+            for (int cc = 0; cc < 2; cc++) {
+                int r = 8 * j + 2 * t + cc;
+                float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
+                float ms;
+                moved |= move_ref(m[j][cc], mn, ms, alpha[j][cc]);
+                p[cc][0] = exp2_ftz(s[4 * j + cc] - ms), p[cc][1] = exp2_ftz(s[4 * j + 2 + cc] - ms);
+                l[j][cc] = l[j][cc] * alpha[j][cc] + p[cc][0] + p[cc][1];
+            }
+            pk[j][0] = f16x2_of(p[0][0], p[1][0]);
+            pk[j][1] = f16x2_of(p[0][1], p[1][1]);
+        }
+        store_pt<RB>(p_addr, 0, 16 * warp, pk);
+        w9_fence_proxy();
+        wg_sync(wg);               /* P^T complete; the maxima in red are read */
+
+        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t +
+         * e % 2. A warp's lanes hold all the warpgroup's rows, and its warps the same maxima: the vote
+         * is uniform over the warpgroup. */
+        if (__any_sync(0xffffffffu, moved))
+#pragma unroll
+            for (int j = 0; j < RB; j++)
+#pragma unroll
+                for (int mb = 0; mb < 8; mb++) {
+                    o[mb][4 * j] *= alpha[j][0]; o[mb][4 * j + 1] *= alpha[j][1];
+                    o[mb][4 * j + 2] *= alpha[j][0]; o[mb][4 * j + 3] *= alpha[j][1];
+                }
+        /* V^T fragments for half the value dims of a 16-token step at a time, in two sets: a set is
+         * rebuilt only after the wgmmas of two steps back, which read it, are done (all eight dim
+         * blocks at once spilled at 64 rows). */
+        uint32_t f[2][4][4];
+#pragma unroll
+        for (int k = 0; k < 2 * S9_TILE / 16; k++) {
+            if (k >= 2) w9_wait<1>();
+#pragma unroll
+            for (int i = 0; i < 4; i++) w9_vt_fragment(f[k % 2][i], st, 16 * (k / 2), 64 * (4 * (k % 2) + i) + 16 * warp, S9_TILE);
+            w9_fence();
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                w9_f16_ra<NH>::mma(o[4 * (k % 2) + i], f[k % 2][i], w9_desc(p_addr + w9_off(0, 32 * (k / 2), S9_HSBO), S9_HSBO));
+            w9_commit();
+        }
+        w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
+    }
+    w9_wait<0>();
+
+    /* Row sums: over the 8 lanes of a column, then over the warpgroup's 4 warps. */
+#pragma unroll
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int cc = 0; cc < 2; cc++) {
+            float v = l[j][cc];
+            v += __shfl_xor_sync(0xffffffffu, v, 4);
+            v += __shfl_xor_sync(0xffffffffu, v, 8);
+            v += __shfl_xor_sync(0xffffffffu, v, 16);
+            if (g == 0) sm.red[wg][warp][8 * j + 2 * t + cc] = v;
+        }
+    wg_sync(wg);
+    if (ntiles > 0) release(ntiles - 1);   /* every tile is released twice: the counters' parity holds */
+    if (warp == 0 && g == 0)
+#pragma unroll
+        for (int j = 0; j < RB; j++)
+#pragma unroll
+            for (int cc = 0; cc < 2; cc++) {
+                int r = 8 * j + 2 * t + cc;
+                sm.row_l[wg * NH + r] = sm.red[wg][0][r] + sm.red[wg][1][r] + sm.red[wg][2][r] + sm.red[wg][3][r];
+                sm.row_m[wg * NH + r] = m[j][cc];
+            }
+    __syncthreads();               /* both warpgroups are past their tiles: the stages, P^T and Q take the rows */
+
+    /* The V scale is applied once, to the normalised output; rows leave through shared memory in
+     * coalesced pieces (store_unit), row stride S9_OS. */
+    float *ob = (float *)&sm;
+    static_assert(N * S9_OS * sizeof(float) <= offsetof(s9_smem_rs<N>, red), "the rows fit below red");
+#pragma unroll
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int cc = 0; cc < 2; cc++) {
+            const int r = wg * NH + 8 * j + 2 * t + cc;
+            const float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv * S9_V_UNSCALE / lr : 0.0f;
+#pragma unroll
+            for (int mb = 0; mb < 8; mb++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) ob[r * S9_OS + 64 * mb + 16 * warp + 2 * g + h] = o[mb][4 * j + 2 * h + cc] * inv;
+        }
+    __syncthreads();
+    store_unit(ob, sm.row_m, sm.row_l, a, u, rows, qrow0);
+    w9_fence_proxy();              /* the row buffers' generic writes before the next unit's TMA writes */
+    __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
+}
+
+#endif
