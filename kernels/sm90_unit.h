@@ -24,6 +24,13 @@
 /* Row stride (floats) of a finished unit staged for its store: 4 rows of one store hit different banks. */
 #define S9_OS (MB_DV + 4)
 
+/* The warpgroup's index, broadcast from lane 0 so that the compiler knows it is the same on every lane
+ * of the warp: addresses and wgmma descriptors made from it (Q's rows, P^T, a warpgroup's stages) can
+ * then be built in uniform registers, where from threadIdx.x / 128 each thread built them in its own
+ * registers and moved them to uniform ones before every wgmma (R2UR: ~100 a warp a tile, 6 % of the
+ * instructions of the 64-row walker in v33's profile). */
+__device__ __forceinline__ int s9_warpgroup() { return __shfl_sync(0xffffffffu, (int)threadIdx.x / 128, 0); }
+
 /* 2^x by the MUFU unit alone (ex2.approx.ftz: about 2 ulp). exp2f compiles to ex2.approx without
  * .ftz, which wraps the MUFU in a range check and two multiplies to get fp32 subnormals right; nothing
  * here needs them: P goes to f16 (whose smallest subnormal is 2^-24), and terms under 2^-126 in l,

@@ -35,7 +35,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
                             float scale_kv, uint32_t &seq)
 {
     constexpr int RB = N / 8;                   /* 8-row blocks of the accumulators */
-    const int wg = threadIdx.x / S9_PP_WG, wt = threadIdx.x % S9_PP_WG, warp = wt / 32, lane = threadIdx.x % 32;
+    const int wg = s9_warpgroup(), wt = threadIdx.x % S9_PP_WG, warp = wt / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int rows = u.row_end - u.row_begin, b = u.batch;
     const int64_t qrow0 = u.q_row0;

@@ -71,7 +71,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     constexpr int NH = N / 2;                   /* rows of each warpgroup */
     constexpr int RB = NH / 8;                  /* 8-row blocks of its accumulators */
     constexpr int S = S9_RS_STAGES;
-    const int wg = threadIdx.x / 128, wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32;
+    const int wg = s9_warpgroup(), wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int rows = u.row_end - u.row_begin, b = u.batch;
     const int64_t qrow0 = u.q_row0;
