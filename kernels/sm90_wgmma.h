@@ -190,7 +190,6 @@ template <> struct w9_f16<64> {
     }
 };
 
-
 /* D (64 x N, f32) += A (64 x 16, f16, from registers) B^T (N x 16, f16, K-major in shared memory).
  * A fragment of the thread (warp w, lane 4g + t): a[0] = rows 16w + g, k 2t..2t+1; a[1] = row
  * 16w + g + 8, same k; a[2], a[3] = the same rows at k 2t+8..2t+9 (low half = the lower k). */
