@@ -36,7 +36,6 @@
 #include "sm90_unit.h"
 #include "sm90_unit_pp.h"
 #include "sm90_unit_rs.h"
-#include <stddef.h>
 #include <type_traits>
 
 /* Units of up to 32 rows take V^T as the register operand of the P V wgmma, built from the tile with

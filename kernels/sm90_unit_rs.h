@@ -17,6 +17,7 @@
 #ifndef MB_SM90_UNIT_RS_H
 #define MB_SM90_UNIT_RS_H
 
+#include <stddef.h>
 #include "sm90_unit.h"
 
 #define S9_RS_STAGES 3
@@ -46,7 +47,8 @@ __device__ __forceinline__ uint32_t rs_count(uint32_t *counter)
 template <int N>
 __device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t &a, int64_t qrow0, int rows)
 {
-    constexpr int PIECES = MB_DK / 8, PER = N * PIECES / S9_THREADS, BATCH = PER % 6 == 0 ? 6 : PER;   /* 8 values a piece */
+    /* 8 values a piece; at 64 rows 18 pieces a thread, loaded 6 at a time (18 in flight spilled) */
+    constexpr int PIECES = MB_DK / 8, PER = N * PIECES / S9_THREADS, BATCH = PER % 6 == 0 ? 6 : PER;
     static_assert(N * PIECES % S9_THREADS == 0 && PER % BATCH == 0, "whole pieces a thread, whole batches");
 #pragma unroll 1
     for (int k0 = 0; k0 < PER; k0 += BATCH) {
@@ -129,12 +131,13 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     for (int it = 0; it < ntiles; it++) {
         const int t0 = u.kv_begin + it * S9_TILE;
         const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
-        w9_wait<0>();              /* the previous tile's P V no longer reads P^T */
+        /* The previous tile's P V no longer reads P^T. (Left in flight into the score steps, its
+         * accumulators made ptxas serialize every wgmma of the kernel: warning C7514.) */
+        w9_wait<0>();
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
 
         /* S^T for this warpgroup's rows, each 32-deep step in a fresh accumulator summed in fp32 (the
-         * precision argument of decode_sm90.hip's score loop), through a ring of R: R - 1 in flight.
-         * The last wait (none younger) also covers the previous tile's P V: P^T is free after it. */
+         * precision argument of decode_sm90.hip's score loop), through a ring of R: R - 1 in flight. */
         float s[NH / 2];
 #pragma unroll
         for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
