@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Files the evidence that scripts/device-evidence.sh brought back into results/, where the README and
+# the regression gate read it: the tables as measured (never edited), the gate's comparisons and every
+# chart (SVG by `mla-bench plot` or the run itself, PNG by rsvg-convert when it is installed), the
+# tuning file, and the profile under results/h200/steps/ncu/ named after LABEL. Needs `make` first.
+#   scripts/collect-evidence.sh PART1_DIR PART2_DIR LABEL     e.g. /work/.device/3 /work/.device/4 v34
+# Either directory may be "-" to skip that part. Afterwards: `git diff --stat results/`, then the
+# README's numbers and results/NOTES.md from the new tables.
+set -euo pipefail
+[ $# -eq 3 ] || { sed -n '2,8p' "$0"; exit 2; }
+p1=$1 p2=$2 label=$3
+cd "$(dirname "$0")/.."
+R=results/h200
+B=build/mla-bench
+[ -x "$B" ] || { echo "collect-evidence: $B not built (run make)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+png() { if command -v rsvg-convert > /dev/null; then rsvg-convert "$1.svg" -o "$1.png"; else echo "no rsvg-convert: $1.png not redrawn" >&2; fi; }
+
+if [ "$p1" != - ]; then
+    for f in info.log gpu-tests.log correctness-sm90.csv correctness-portable.csv tables.tar.gz paged.tgz iter-build.tgz; do
+        [ -f "$p1/$f" ] || { echo "collect-evidence: $p1/$f missing (part 1 incomplete?)" >&2; exit 1; }
+    done
+    grep -Eq '^[0-9]+ passed, 0 failed$' <(tail -n 1 "$p1/gpu-tests.log") ||
+        { echo "collect-evidence: the GPU tests did not all pass: $(tail -n 1 "$p1/gpu-tests.log")" >&2; exit 1; }
+    cp "$p1/info.log" "$p1/gpu-tests.log" "$R/"
+    cp "$p1/correctness-sm90.csv" "$R/sm90/gpu-correctness.csv"
+    cp "$p1/correctness-portable.csv" "$R/portable/gpu-correctness.csv"
+    # The layout test's own lines: from after "kernels under test" to its "N passed, N failed".
+    awk 'NR > 1 { print } /^[0-9]+ passed, [0-9]+ failed$/ { exit }' "$p1/gpu-tests.log" > "$R/sm90/layout-test.log"
+    sed -nE 's/^ok   ([a-z-]+) \(sm90\): the check fails ([0-9]+) of ([0-9]+) cases$/\1: caught in \2 of \3/p' \
+        "$p1/gpu-tests.log" > "$R/sm90/planted-bugs.log"
+    tar -C "$tmp" -xzf "$p1/tables.tar.gz"
+    for k in sm90 portable; do cp "$tmp"/tables/$k/mixed-mla.{csv,json,md} "$R/$k/"; done
+    "$B" plot "$R/sm90/mixed-mla.json" > /dev/null && png "$R/sm90/mixed-mla"
+    tar -C "$tmp" -xzf "$p1/paged.tgz"
+    cp "$tmp"/paged/paged.{csv,json,md,svg} "$R/paged/" && png "$R/paged/paged"
+    tar -C "$tmp" -xzf "$p1/iter-build.tgz"
+    for rep in "$tmp"/iter-build/ncu-[0-9]*.txt; do
+        [ -e "$rep" ] || continue
+        IFS=- read -r b q h kv <<< "$(basename "$rep" .txt | sed 's/^ncu-//')"
+        shape=b$b-q$q-h$h-kv$kv
+        cp "$rep" "$R/steps/ncu/$label-ncu-$shape.txt"
+        src="$tmp/iter-build/src-$b-$q-$h-$kv.csv"
+        python3 scripts/ncu-hot.py "$src" > "$R/steps/ncu/$label-hot-instructions-$shape.txt"
+        python3 scripts/ncu-hot.py --by-opcode "$src" > "$R/steps/ncu/$label-opcodes-$shape.txt"
+    done
+fi
+
+if [ "$p2" != - ]; then
+    for f in variants.tar.gz evidence.tar.gz; do
+        [ -f "$p2/$f" ] || { echo "collect-evidence: $p2/$f missing (part 2 incomplete?)" >&2; exit 1; }
+    done
+    tar -C "$tmp" -xzf "$p2/variants.tar.gz"
+    cp "$tmp"/v/ablation/ablation.{csv,json,md,svg} "$R/ablation/" && cp "$tmp/v/ablation.log" "$R/ablation/run.log"
+    png "$R/ablation/ablation"
+    cp "$tmp"/v/accuracy/accuracy.{csv,json,md} "$R/accuracy/"
+    tar -C "$tmp" -xzf "$p2/evidence.tar.gz"
+    cp "$tmp"/e/sweep/* "$R/sweep/" && png "$R/sweep/mixed-mla-sweep"
+    cp "$tmp"/e/tuned/* "$R/tuned/"
+    cp "$tmp/e/tuning/nvidia-h200.json" results/tuning/nvidia-h200.json
+    for x in aa-1 aa-2 ab-slow; do
+        for ext in csv json md; do cp "$tmp/e/$x/mixed-mla.$ext" "$R/gate/$x.$ext"; done
+    done
+    # The gate's verdicts (exit 3 on the A/B pair is the point of it).
+    "$B" compare --quiet --json "$R/gate/aa.json" --plot "$R/gate/aa-1.json" "$R/gate/aa-2.json" || true
+    "$B" compare --quiet --json "$R/gate/ab.json" --plot "$R/gate/aa-1.json" "$R/gate/ab-slow.json" || true
+    png "$R/gate/aa" && png "$R/gate/ab"
+fi
+git status --short results/

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The evidence for a kernel that landed, in the two device calls it takes (one call allows 600 s; the
+# whole set takes ~660 s). Run from the repository root with OUT set, after `make` and
+# scripts/bundle-deps.sh here, carrying `build` and `.deps`:
+#   scripts/device-evidence.sh 1   GPU tests, mixed-mla on both kernels (scripts/device-run.sh), the
+#                                  paged table, and Nsight Compute on b128-q4 (PROBES to change it);
+#                                  ~310 s, 8 files back
+#   scripts/device-evidence.sh 2   accuracy, ablation (scripts/device-ablation.sh), the split sweep, a
+#                                  tuned run and the gate's pairs (scripts/device-sweep-gate.sh); ~370 s
+# Every step is bounded by `timeout`, so a hang costs its step, not the call. Bring the files back into
+# results/ with scripts/collect-evidence.sh.
+set -uo pipefail
+. "$(dirname "$0")/device-env.sh"
+mkdir -p "$OUT"
+start=$SECONDS
+case "${1:-}" in
+1)
+    timeout -k 10 380 bash scripts/device-run.sh > /dev/null 2>&1
+    echo "device-run: exit $? ($((SECONDS - start)) s); $(tail -n 1 "$OUT/gpu-tests.log")"
+    grep -E '^FAIL' "$OUT/gpu-tests.log"
+    timeout -k 10 -s INT 100 build/mla-bench run --quiet --plot --kernel sm90 --out "$OUT/paged" configs/paged.json \
+        > "$OUT/paged.log" 2>&1
+    echo "paged: exit $? ($((SECONDS - start)) s); $(grep '^cases:' "$OUT/paged.log")"
+    tar -C "$OUT" -czf "$OUT/paged.tgz" paged paged.log && rm -rf "$OUT/paged" "$OUT/paged.log"
+    ONLY_PROBES=1 PROBES="${PROBES:-128,4,16,8192}" timeout -k 10 140 bash scripts/device-kernel-iter.sh 2>&1 | tail -n 7
+    ;;
+2)
+    timeout -k 10 200 bash scripts/device-ablation.sh 2>&1 | tail -n 4
+    timeout -k 10 300 bash scripts/device-sweep-gate.sh > "$OUT/sweep-gate.log" 2>&1
+    echo "sweep-gate: exit $? ($((SECONDS - start)) s); $(grep -E '^auto within' "$OUT/sweep-gate.log")"
+    ;;
+*)
+    sed -n '2,11p' "$0"; exit 2 ;;
+esac
+echo "done ($((SECONDS - start)) s)"
+ls "$OUT"
