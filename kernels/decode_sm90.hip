@@ -364,6 +364,11 @@ template <int N, bool RS = false> static hipError_t s9_setup(void)
                                (int)s9_smem_bytes<N, RS>());
 }
 
+template <int N, bool RS> static void s9_launch(const mb_decode_args_t *a, const CUtensorMap &map, hipStream_t s)
+{
+    decode_sm90_kernel<N, RS><<<a->num_ctas, S9_THREADS, s9_smem_bytes<N, RS>(), s>>>(*a, map);
+}
+
 extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
 {
     hipDeviceProp_t prop;
@@ -390,11 +395,9 @@ extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream
     memcpy(&map, a->kv_map.desc, sizeof map);
     int rows = a->heads * a->q_len;
     const bool rs = a->kv_map.whole_tile;   /* the rows-split walker needs TMA tiles (sm90_unit_rs.h) */
-    if (rows <= 16) decode_sm90_kernel<16, false><<<a->num_ctas, S9_THREADS, s9_smem_bytes<16>(), s>>>(*a, map);
-    else if (rows <= 32 && rs) decode_sm90_kernel<32, true><<<a->num_ctas, S9_THREADS, s9_smem_bytes<32, true>(), s>>>(*a, map);
-    else if (rows <= 32) decode_sm90_kernel<32, false><<<a->num_ctas, S9_THREADS, s9_smem_bytes<32>(), s>>>(*a, map);
-    else if (rs) decode_sm90_kernel<64, true><<<a->num_ctas, S9_THREADS, s9_smem_bytes<64, true>(), s>>>(*a, map);
-    else decode_sm90_kernel<64, false><<<a->num_ctas, S9_THREADS, s9_smem_bytes<64>(), s>>>(*a, map);
+    if (rows <= 16) s9_launch<16, false>(a, map, s);
+    else if (rows <= 32) rs ? s9_launch<32, true>(a, map, s) : s9_launch<32, false>(a, map, s);
+    else rs ? s9_launch<64, true>(a, map, s) : s9_launch<64, false>(a, map, s);
     return MB_LAUNCH_RESULT();
 }
 
