@@ -313,7 +313,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
 #pragma unroll
         for (int c = 0; c < 2; c++) {
             int r = 8 * j + 2 * t + c;
-            float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv * S9_V_UNSCALE / lr : 0.0f;
+            float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv * (VREG ? S9_VT_REG_UNSCALE : S9_VT_COPY_UNSCALE) / lr : 0.0f;
 #pragma unroll
             for (int mb = 0; mb < 4; mb++)
 #pragma unroll

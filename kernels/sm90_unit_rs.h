@@ -264,7 +264,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
 #pragma unroll
         for (int cc = 0; cc < 2; cc++) {
             const int r = wg * NH + 8 * j + 2 * t + cc;
-            const float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv * S9_V_UNSCALE / lr : 0.0f;
+            const float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv * S9_VT_REG_UNSCALE / lr : 0.0f;
 #pragma unroll
             for (int mb = 0; mb < 8; mb++)
 #pragma unroll

@@ -230,13 +230,33 @@ __device__ __forceinline__ uint32_t w9_f16x2_even(uint32_t v)
 }
 __device__ __forceinline__ uint32_t w9_f16x2_odd(uint32_t v) { return ((v >> 1) & 0x3f803f80u) | (v & 0x80008000u); }
 
+/* What w9_vt_fragment's values are worth in units of V's codes: 1, the conversion unit's f16 being
+ * exact (the layout test and the walkers' output scale use it). */
+#define W9_VT_FRAGMENT_SCALE 1.0f
+
+/* Four e4m3 codes [b0 b1 b2 b3] -> f16x2 [b0 b2] and [b1 b3], exactly, by the conversion unit: one
+ * byte permute, then one cvt a pair (v36; v4 chose integer widening, w9_f16x2_even / odd, on the
+ * conversion pipe's presumed rate without timing the two, and since v33 each warpgroup widens all of
+ * V, which made that widening ~25 % of the 64-row walker's instructions). */
+__device__ __forceinline__ void w9_f16x2_pairs(uint32_t v, uint32_t &even, uint32_t &odd)
+{
+#if W9_ENABLED
+    uint32_t w;
+    asm("prmt.b32 %0, %1, 0, 0x3120;\n" : "=r"(w) : "r"(v));
+    asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %2;\ncvt.rn.f16x2.e4m3x2 %0, lo;\ncvt.rn.f16x2.e4m3x2 %1, hi;\n}\n"
+        : "=r"(even), "=r"(odd) : "r"(w));
+#else
+    even = odd = v;
+#endif
+}
+
 /* The A fragment of V^T (M = value dims, K = tokens) for one warp, straight from an fp8 KV tile in
  * the 64-byte-swizzle layout (w9_sw64_off; tokens are its `rows` rows): the warp's 16 value dims start
  * at byte `dim0` of each token, its 16 tokens at row `tok0` (a multiple of 16). The M rows are permuted
  * inside the warp's block: row g is dim dim0 + 2g and row g + 8 is dim dim0 + 2g + 1 — so one
  * ldmatrix.trans of the two 8-token core matrices hands the lane exactly [tok 2t: d, d+1][tok 2t+1:
- * d, d+1] (d = 2g), the even / odd widening of which are rows g and g + 8. Values come out x 2^-8
- * (w9_f16x2_even). */
+ * d, d+1] (d = 2g), the pairs [b0 b2] and [b1 b3] of which are rows g and g + 8 (w9_f16x2_pairs).
+ * Values are the codes' own (W9_VT_FRAGMENT_SCALE). */
 __device__ __forceinline__ void w9_vt_fragment(uint32_t a[4], uint32_t tile, int tok0, int dim0, int rows)
 {
 #if W9_ENABLED
@@ -244,10 +264,8 @@ __device__ __forceinline__ void w9_vt_fragment(uint32_t a[4], uint32_t tile, int
     uint32_t r0, r1;
     uint32_t src = tile + w9_sw64_off(tok0 + (lane / 8) * 8 + lane % 8, dim0, rows);   /* lanes 0-7, 8-15 used */
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(src));
-    a[0] = w9_f16x2_even(r0);
-    a[1] = w9_f16x2_odd(r0);
-    a[2] = w9_f16x2_even(r1);
-    a[3] = w9_f16x2_odd(r1);
+    w9_f16x2_pairs(r0, a[0], a[1]);
+    w9_f16x2_pairs(r1, a[2], a[3]);
 #else
     (void)tile; (void)tok0; (void)dim0; (void)rows;
     a[0] = a[1] = a[2] = a[3] = 0;
