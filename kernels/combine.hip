@@ -1,38 +1,57 @@
 /* Merges the partial rows of split batches: o = sum_i w_i o_i / sum_i w_i with w_i = 2^(lse_i - max).
  * Batches that were not split wrote their output directly and have no reduce entry, so they cost
  * nothing here. One block per (reduce entry, row); a thread owns 4 value dims. Launched after the decode
- * with programmatic dependent launch where the GPU has it (gpu.h, mb_launch_after). */
+ * with programmatic dependent launch where the GPU has it (gpu.h, mb_launch_after). It is bound by
+ * latency, not bytes (4 MB in ~4.7 us on (4, 1, 1024, 32): results/NOTES.md, v31b), so what counts is
+ * how many dependent DRAM trips a block makes. */
 #include "common.h"
 
 #define CB_THREADS (MB_DV / 4)
 
+/* Splits fetched at once: their loads in flight together, one DRAM latency per CB_CHUNK splits. */
+#define CB_CHUNK 8
+
 __global__ void __launch_bounds__(CB_THREADS) combine_kernel(mb_combine_args_t a)
 {
-    MB_WAIT_PREVIOUS_GRID();   /* launched to overlap the decode's tail: its partials are complete after this */
+    /* The reduce entry and the batch's row offset are the plan's, not the decode's output: fetched
+     * before the wait, where the decode lets this grid start early (MB_START_DEPENDENTS). */
     const mb_reduce_t g = a.reduce[blockIdx.x];
-    int r = blockIdx.y;
+    const int r = blockIdx.y, d = 4 * threadIdx.x;
     if (g.row_begin + r >= g.row_end) return;
-    /* Unrolled so that a row's partials are fetched together: one latency per 8 splits, not per split
-     * (the rolled loops made the combine of 16 splits cost 8 µs). */
-    float mx = -INFINITY;
-#pragma unroll 8
-    for (int s = g.slot_begin; s < g.slot_end; s++)
-        mx = fmaxf(mx, a.partial_lse[(int64_t)s * a.rows_per_unit + r]);
+    const int64_t orow = (int64_t)a.qo_indptr[g.batch] * a.heads + g.row_begin + r;
+    MB_WAIT_PREVIOUS_GRID();   /* the partials are complete after this */
+    /* One pass, merged online a chunk at a time: each chunk's sums and rows are loaded together
+     * (before v39 it read the sums, then the rows and the sums again, then the row offset: four
+     * dependent DRAM latencies a call, where this has two). */
+    float mx = -INFINITY, wsum = 0.0f;
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    float wsum = 0.0f;
-    int d = 4 * threadIdx.x;
-    if (mx != -INFINITY) {   /* a row that saw no token in any split outputs zeros */
-#pragma unroll 8
-        for (int s = g.slot_begin; s < g.slot_end; s++) {
-            int64_t prow = (int64_t)s * a.rows_per_unit + r;
-            float w = exp2f(a.partial_lse[prow] - mx);
-            float4 o = *(const float4 *)(a.partial_o + prow * MB_DV + d);
-            acc.x += w * o.x; acc.y += w * o.y; acc.z += w * o.z; acc.w += w * o.w;
+    for (int s0 = g.slot_begin; s0 < g.slot_end; s0 += CB_CHUNK) {
+        float lse[CB_CHUNK];
+        float4 o[CB_CHUNK];
+#pragma unroll
+        for (int i = 0; i < CB_CHUNK; i++) {
+            const int64_t prow = (int64_t)(s0 + i) * a.rows_per_unit + r;
+            const bool in = s0 + i < g.slot_end;
+            lse[i] = in ? a.partial_lse[prow] : -INFINITY;
+            o[i] = in ? *(const float4 *)(a.partial_o + prow * MB_DV + d) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+        float cm = mx;
+#pragma unroll
+        for (int i = 0; i < CB_CHUNK; i++) cm = fmaxf(cm, lse[i]);
+        if (cm == -INFINITY) continue;   /* no token in any split so far: nothing to add */
+        const float keep = exp2f(mx - cm);   /* 0 while mx is -inf: acc and wsum are 0 then */
+        acc.x *= keep; acc.y *= keep; acc.z *= keep; acc.w *= keep;
+        wsum *= keep;
+#pragma unroll
+        for (int i = 0; i < CB_CHUNK; i++) {
+            const float w = exp2f(lse[i] - cm);   /* 0 for an empty split (lse -inf), whose row is zeros */
+            acc.x += w * o[i].x; acc.y += w * o[i].y; acc.z += w * o[i].z; acc.w += w * o[i].w;
             wsum += w;
         }
+        mx = cm;
     }
-    float inv = wsum > 0.0f ? 1.0f / wsum : 0.0f;
-    uint16_t *out = a.out + ((int64_t)a.qo_indptr[g.batch] * a.heads + g.row_begin + r) * MB_DV + d;
+    const float inv = wsum > 0.0f ? 1.0f / wsum : 0.0f;   /* a row that saw no token in any split outputs zeros */
+    uint16_t *out = a.out + orow * MB_DV + d;
     *(uint2 *)out = make_uint2((uint32_t)mb_f32_to_bf16(acc.x * inv) | ((uint32_t)mb_f32_to_bf16(acc.y * inv) << 16),
                                (uint32_t)mb_f32_to_bf16(acc.z * inv) | ((uint32_t)mb_f32_to_bf16(acc.w * inv) << 16));
 }

@@ -345,6 +345,9 @@ __global__ void __launch_bounds__(S9_THREADS, 1)
         w9_mbar_init_fence();
     }
     __syncthreads();
+    /* Every CTA of this grid is resident from the start (one a worker), so the combine's blocks may
+     * take SMs as they come free and fetch their plan entries under this grid's tail. */
+    MB_START_DEPENDENTS();
     float scale_kv = a.fault == MB_FAULT_WRONG_SCALE ? 1.0f : *a.kv_scale;
     uint32_t seq = 0;
     for (int w = a.work_indptr[blockIdx.x]; w < a.work_indptr[blockIdx.x + 1]; w++) {

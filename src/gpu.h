@@ -85,7 +85,9 @@
 /* Programmatic dependent launch: mb_launch_after starts a kernel whose blocks may be scheduled while
  * the previous kernel in the stream is still finishing (NVIDIA sm_90+: no launch gap between the two,
  * in a stream or a captured graph); the kernel must call MB_WAIT_PREVIOUS_GRID() before it reads
- * anything that kernel wrote. Elsewhere (AMD, older NVIDIA) both are the plain launch and a no-op. */
+ * anything that kernel wrote. A kernel that calls MB_START_DEPENDENTS() lets the next one's blocks
+ * start at once on SMs it leaves free (its tail); without it they start when it has finished.
+ * Elsewhere (AMD, older NVIDIA) all three are the plain launch and no-ops. */
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #  if defined(MB_GPU_AMD) || defined(__HIP_PLATFORM_AMD__)
 template <typename... P, typename... A>
@@ -95,6 +97,7 @@ static inline hipError_t mb_launch_after(void (*k)(P...), dim3 grid, dim3 block,
     return hipGetLastError();
 }
 #    define MB_WAIT_PREVIOUS_GRID() do { } while (0)
+#    define MB_START_DEPENDENTS() do { } while (0)
 #  else
 template <typename... P, typename... A>
 static inline cudaError_t mb_launch_after(void (*k)(P...), dim3 grid, dim3 block, cudaStream_t s, A... args)
@@ -112,8 +115,10 @@ static inline cudaError_t mb_launch_after(void (*k)(P...), dim3 grid, dim3 block
 }
 #    if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #      define MB_WAIT_PREVIOUS_GRID() asm volatile("griddepcontrol.wait;\n" ::: "memory")
+#      define MB_START_DEPENDENTS() asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory")
 #    else
 #      define MB_WAIT_PREVIOUS_GRID() do { } while (0)
+#      define MB_START_DEPENDENTS() do { } while (0)
 #    endif
 #  endif
 #endif
