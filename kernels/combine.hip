@@ -8,10 +8,11 @@
 
 #define CB_THREADS (MB_DV / 4)
 
-/* Splits fetched at once: their loads in flight together, one DRAM latency per CB_CHUNK splits (16:
- * the split counts "auto" gives small batches, b4-q1 and b4-q4, in one). */
-#define CB_CHUNK 16
-
+/* CHUNK splits are fetched at once, their loads in flight together: one DRAM latency per CHUNK
+ * splits. Their rows sit in registers (5 a split), and the combine of many rows needs many resident
+ * blocks to hide its latency, so the launch takes the smallest CHUNK that holds the plan's most splits:
+ * 16 alone cost b32-q4-8k's two-split combine 9.1 -> 13.7 us (results/NOTES.md, v39). */
+template <int CHUNK>
 __global__ void __launch_bounds__(CB_THREADS) combine_kernel(mb_combine_args_t a)
 {
     /* The reduce entry and the batch's row offset are the plan's, not the decode's output: fetched
@@ -26,11 +27,11 @@ __global__ void __launch_bounds__(CB_THREADS) combine_kernel(mb_combine_args_t a
      * dependent DRAM latencies a call, where this has two). */
     float mx = -INFINITY, wsum = 0.0f;
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (int s0 = g.slot_begin; s0 < g.slot_end; s0 += CB_CHUNK) {
-        float lse[CB_CHUNK];
-        float4 o[CB_CHUNK];
+    for (int s0 = g.slot_begin; s0 < g.slot_end; s0 += CHUNK) {
+        float lse[CHUNK];
+        float4 o[CHUNK];
 #pragma unroll
-        for (int i = 0; i < CB_CHUNK; i++) {
+        for (int i = 0; i < CHUNK; i++) {
             const int64_t prow = (int64_t)(s0 + i) * a.rows_per_unit + r;
             const bool in = s0 + i < g.slot_end;
             lse[i] = in ? a.partial_lse[prow] : -INFINITY;
@@ -38,13 +39,13 @@ __global__ void __launch_bounds__(CB_THREADS) combine_kernel(mb_combine_args_t a
         }
         float cm = mx;
 #pragma unroll
-        for (int i = 0; i < CB_CHUNK; i++) cm = fmaxf(cm, lse[i]);
+        for (int i = 0; i < CHUNK; i++) cm = fmaxf(cm, lse[i]);
         if (cm == -INFINITY) continue;   /* no token in any split so far: nothing to add */
         const float keep = exp2f(mx - cm);   /* 0 while mx is -inf: acc and wsum are 0 then */
         acc.x *= keep; acc.y *= keep; acc.z *= keep; acc.w *= keep;
         wsum *= keep;
 #pragma unroll
-        for (int i = 0; i < CB_CHUNK; i++) {
+        for (int i = 0; i < CHUNK; i++) {
             const float w = exp2f(lse[i] - cm);   /* 0 for an empty split (lse -inf), whose row is zeros */
             acc.x += w * o[i].x; acc.y += w * o[i].y; acc.z += w * o[i].z; acc.w += w * o[i].w;
             wsum += w;
@@ -61,5 +62,7 @@ extern "C" hipError_t mb_launch_combine(const mb_combine_args_t *a, hipStream_t 
 {
     if (a->num_reduce == 0) return hipSuccess;
     /* Its blocks may be scheduled as the decode's blocks exit, instead of after a launch gap. */
-    return mb_launch_after(combine_kernel, dim3(a->num_reduce, a->rows_per_unit), dim3(CB_THREADS), s, *a);
+    const dim3 grid(a->num_reduce, a->rows_per_unit), block(CB_THREADS);
+    if (a->splits_max <= 4) return mb_launch_after(combine_kernel<4>, grid, block, s, *a);
+    return mb_launch_after(combine_kernel<16>, grid, block, s, *a);
 }

@@ -71,6 +71,7 @@ typedef struct mb_decode_args {
 typedef struct mb_combine_args {
     const mb_reduce_t *reduce;
     int num_reduce, rows_per_unit, heads;
+    int splits_max;              /* most partial slots a reduce entry has: sizes the combine's batches of loads */
     const int32_t *qo_indptr;
     const float *partial_o, *partial_lse;
     uint16_t *out;
