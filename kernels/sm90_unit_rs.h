@@ -42,27 +42,35 @@ __device__ __forceinline__ uint32_t rs_count(uint32_t *counter)
     return old;
 }
 
-/* The cast-free cast, fused, straight from global memory to the K-major Q tile (this walker has no
- * staging area: the stages are all in use from the unit's start). Rows past `rows` are zeros. */
+/* The cast-free cast, fused. bf16 Q (N rows x 1152 bytes: QS stages' worth) goes by cp.async into
+ * the last QS stages of the unit's ring, which take their tiles only after the cast (unit_run_rs), so
+ * that every piece is in flight at once: one DRAM round trip. (v33-v34 loaded it into registers, six
+ * 16-byte pieces a thread at a time, since eighteen spilled: three round trips in front of every
+ * 64-row unit.) Rows past `rows` are zeros. */
+template <int N> __host__ __device__ constexpr int rs_q_stages() { return N * MB_DK * 2 / S9_TILE_BYTES; }
 template <int N>
-__device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t &a, int64_t qrow0, int rows)
+__device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_decode_args_t &a, int64_t qrow0, int rows)
 {
-    /* 8 values a piece; at 64 rows 18 pieces a thread, loaded 6 at a time (18 in flight spilled) */
-    constexpr int PIECES = MB_DK / 8, PER = N * PIECES / S9_THREADS, BATCH = PER % 6 == 0 ? 6 : PER;
-    static_assert(N * PIECES % S9_THREADS == 0 && PER % BATCH == 0, "whole pieces a thread, whole batches");
-#pragma unroll 1
-    for (int k0 = 0; k0 < PER; k0 += BATCH) {
-        uint4 v[BATCH];
-#pragma unroll
-        for (int k = 0; k < BATCH; k++) {   /* a batch of loads in flight before its first conversion */
-            const int i = threadIdx.x + (k0 + k) * S9_THREADS, r = i / PIECES, c = i % PIECES;
-            v[k] = r < rows ? *(const uint4 *)(a.q_src_cast + (qrow0 + r) * MB_DK + 8 * c) : make_uint4(0, 0, 0, 0);
-        }
-#pragma unroll
-        for (int k = 0; k < BATCH; k++) {
-            const int i = threadIdx.x + (k0 + k) * S9_THREADS, r = i / PIECES, c = i % PIECES;
-            *(uint2 *)&q[w9_off(r, 8 * c, S9_KSBO)] = make_uint2(cast4(v[k].x, v[k].y), cast4(v[k].z, v[k].w));
-        }
+    constexpr int QS = rs_q_stages<N>(), RPS = N / QS, PIECES = MB_DK * 2 / 16;   /* rows a stage; 16 B pieces a row */
+    static_assert(QS * S9_TILE_BYTES == N * MB_DK * 2 && QS < S9_RS_STAGES, "whole stages, one left for a tile");
+    const uint8_t *src = (const uint8_t *)a.q_src_cast;
+    for (int i = threadIdx.x; i < N * PIECES; i += S9_THREADS) {
+        const int r = i / PIECES, c = i % PIECES;
+        const uint32_t st = kv0 + ((seq0 + S9_RS_STAGES - QS + r / RPS) % S9_RS_STAGES) * S9_TILE_BYTES;
+        cp16(st + (r % RPS) * MB_DK * 2 + 16 * c, r < rows ? src + (qrow0 + r) * MB_DK * 2 + 16 * c : src, r < rows);
+    }
+}
+template <int N>
+__device__ __forceinline__ void cast_staged_q(const uint8_t *kv, uint32_t seq0, uint8_t *q)
+{
+    constexpr int QS = rs_q_stages<N>(), RPS = N / QS;
+    for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
+        const int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
+        const uint8_t *stage = kv + ((seq0 + S9_RS_STAGES - QS + r / RPS) % S9_RS_STAGES) * S9_TILE_BYTES;
+        const uint4 *x = (const uint4 *)&stage[(r % RPS) * MB_DK * 2 + 32 * c];
+        const uint4 lo = x[0], hi = x[1];
+        *(uint4 *)&q[w9_off(r, 16 * c, S9_KSBO)] =
+            make_uint4(cast4(lo.x, lo.y), cast4(lo.z, lo.w), cast4(hi.x, hi.y), cast4(hi.z, hi.w));
     }
 }
 
@@ -85,20 +93,32 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
      * S) % 2. The previous unit released every stage before its final barrier, so S tiles go at once. */
     const uint32_t seq0 = seq;
     seq += ntiles;
-    if (threadIdx.x == 0)
-        for (int s = 0; s < S && s < ntiles; s++) {
-            const uint32_t c = (seq0 + s) % S;
-            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
-        }
+    /* With the fused cast, the last stages of the ring hold bf16 Q until it is cast (stage_q). */
+    const int early = a.q_src_cast ? S - rs_q_stages<N>() : S;
+    auto issue_first = [&](int from, int to) {
+        if (threadIdx.x == 0)
+            for (int s = from; s < to && s < ntiles; s++) {
+                const uint32_t c = (seq0 + s) % S;
+                issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
+            }
+    };
+    issue_first(0, early);
     if (a.q_src_cast) {
-        cast_q_global<N>(sm.q, a, qrow0, rows);
+        stage_q<N>(kv0, seq0, a, qrow0, rows);
+        cp_commit();
+        cp_wait<0>();
+        __syncthreads();
+        cast_staged_q<N>(sm.kv[0], seq0, sm.q);
+        w9_fence_proxy();          /* the cast's writes (read by wgmma) and the staging's reads (before the TMA's writes) */
+        __syncthreads();
+        issue_first(early, S);
     } else {
         load_q<N>(nullptr, sm.q, a, qrow0, rows);
         cp_commit();
         cp_wait<0>();
+        w9_fence_proxy();          /* Q, by cp.async, is read by wgmma */
+        __syncthreads();
     }
-    w9_fence_proxy();              /* Q, by cp.async or the cast, is read by wgmma */
-    __syncthreads();
 
     /* This warpgroup's hold on tile `it` ends (its score wgmmas waited, its V^T fragments loaded and
      * fenced by every thread, and the warpgroup met at a barrier since); the second of the two
