@@ -61,12 +61,12 @@ __device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_de
     }
 }
 template <int N>
-__device__ __forceinline__ void cast_staged_q(const uint8_t *kv, uint32_t seq0, uint8_t *q)
+__device__ __forceinline__ void cast_staged_q(const uint8_t (*kv)[S9_TILE_BYTES], uint32_t seq0, uint8_t *q)
 {
     constexpr int QS = rs_q_stages<N>(), RPS = N / QS;
     for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
         const int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        const uint8_t *stage = kv + ((seq0 + S9_RS_STAGES - QS + r / RPS) % S9_RS_STAGES) * S9_TILE_BYTES;
+        const uint8_t *stage = kv[(seq0 + S9_RS_STAGES - QS + r / RPS) % S9_RS_STAGES];
         const uint4 *x = (const uint4 *)&stage[(r % RPS) * MB_DK * 2 + 32 * c];
         const uint4 lo = x[0], hi = x[1];
         *(uint4 *)&q[w9_off(r, 16 * c, S9_KSBO)] =
@@ -90,7 +90,8 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
 
     /* Tile `it` is the CTA's copy number seq0 + it: stage (seq0 + it) % S, phase parity ((seq0 + it) /
-     * S) % 2. The previous unit released every stage before its final barrier, so S tiles go at once. */
+     * S) % 2. The previous unit released every stage before its final barrier, so S tiles go at once
+     * (with the fused cast, the last one or two once Q is cast). */
     const uint32_t seq0 = seq;
     seq += ntiles;
     /* With the fused cast, the last stages of the ring hold bf16 Q until it is cast (stage_q). */
@@ -108,7 +109,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         cp_commit();
         cp_wait<0>();
         __syncthreads();
-        cast_staged_q<N>(sm.kv[0], seq0, sm.q);
+        cast_staged_q<N>(sm.kv, seq0, sm.q);
         w9_fence_proxy();          /* the cast's writes (read by wgmma) and the staging's reads (before the TMA's writes) */
         __syncthreads();
         issue_first(early, S);
