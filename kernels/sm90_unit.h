@@ -195,19 +195,26 @@ __device__ __forceinline__ uint32_t cast4(uint32_t x, uint32_t y)
            ((uint32_t)__nv_cvt_float2_to_fp8x2(b, __NV_SATFINITE, __NV_E4M3) << 16);
 }
 
-/* The cast-free cast, fused: staged bf16 Q -> saturating fp8 (scale 1) in the K-major tile. */
-template <int N>
-__device__ __forceinline__ void cast_q(const uint8_t *staging, uint8_t *q)
+/* The cast-free cast, fused: staged bf16 Q -> saturating fp8 (scale 1) in the K-major tile; row(r)
+ * is where row r's 1152 bytes of bf16 were staged. */
+template <int N, typename Row>
+__device__ __forceinline__ void cast_q_rows(Row row, uint8_t *q)
 {
     for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
         int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        const uint4 *src = (const uint4 *)&staging[r * MB_DK * 2 + 32 * c];
+        const uint4 *src = (const uint4 *)(row(r) + 32 * c);
         uint4 lo = src[0], hi = src[1];
         uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w }, w[4];
 #pragma unroll
         for (int e = 0; e < 4; e++) w[e] = cast4(h[2 * e], h[2 * e + 1]);
         *(uint4 *)&q[w9_off(r, 16 * c, S9_KSBO)] = make_uint4(w[0], w[1], w[2], w[3]);
     }
+}
+/* Q staged row-major in one area (load_q). */
+template <int N>
+__device__ __forceinline__ void cast_q(const uint8_t *staging, uint8_t *q)
+{
+    cast_q_rows<N>([staging](int r) { return staging + r * MB_DK * 2; }, q);
 }
 
 /* A unit's normalised rows, staged in ob (row stride S9_OS floats), to the output (bf16) or to its

@@ -60,19 +60,6 @@ __device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_de
         cp16(st + (r % RPS) * MB_DK * 2 + 16 * c, r < rows ? src + (qrow0 + r) * MB_DK * 2 + 16 * c : src, r < rows);
     }
 }
-template <int N>
-__device__ __forceinline__ void cast_staged_q(const uint8_t (*kv)[S9_TILE_BYTES], uint32_t seq0, uint8_t *q)
-{
-    constexpr int QS = rs_q_stages<N>(), RPS = N / QS;
-    for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
-        const int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        const uint8_t *stage = kv[(seq0 + S9_RS_STAGES - QS + r / RPS) % S9_RS_STAGES];
-        const uint4 *x = (const uint4 *)&stage[(r % RPS) * MB_DK * 2 + 32 * c];
-        const uint4 lo = x[0], hi = x[1];
-        *(uint4 *)&q[w9_off(r, 16 * c, S9_KSBO)] =
-            make_uint4(cast4(lo.x, lo.y), cast4(lo.z, lo.w), cast4(hi.x, hi.y), cast4(hi.z, hi.w));
-    }
-}
 
 template <int N>
 __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
@@ -109,7 +96,10 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         cp_commit();
         cp_wait<0>();
         __syncthreads();
-        cast_staged_q<N>(sm.kv, seq0, sm.q);
+        constexpr int RPS = N / rs_q_stages<N>();   /* rows a stage holds */
+        cast_q_rows<N>([&](int r) -> const uint8_t * {
+            return sm.kv[(seq0 + S - rs_q_stages<N>() + r / RPS) % S] + (r % RPS) * MB_DK * 2;
+        }, sm.q);
         w9_fence_proxy();          /* the cast's writes (read by wgmma) and the staging's reads (before the TMA's writes) */
         __syncthreads();
         issue_first(early, S);
