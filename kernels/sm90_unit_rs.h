@@ -42,12 +42,40 @@ __device__ __forceinline__ uint32_t rs_count(uint32_t *counter)
     return old;
 }
 
-/* The cast-free cast, fused. bf16 Q (N rows x 1152 bytes: QS stages' worth) goes by cp.async into
+/* The cast-free cast, fused, straight from global memory to the K-major Q tile, for 32-row units
+ * (rs_stages_q). Rows past `rows` are zeros. */
+template <int N>
+__device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t &a, int64_t qrow0, int rows)
+{
+    /* 8 values a piece; at 64 rows 18 pieces a thread, loaded 6 at a time (18 in flight spilled) */
+    constexpr int PIECES = MB_DK / 8, PER = N * PIECES / S9_THREADS, BATCH = PER % 6 == 0 ? 6 : PER;
+    static_assert(N * PIECES % S9_THREADS == 0 && PER % BATCH == 0, "whole pieces a thread, whole batches");
+#pragma unroll 1
+    for (int k0 = 0; k0 < PER; k0 += BATCH) {
+        uint4 v[BATCH];
+#pragma unroll
+        for (int k = 0; k < BATCH; k++) {   /* a batch of loads in flight before its first conversion */
+            const int i = threadIdx.x + (k0 + k) * S9_THREADS, r = i / PIECES, c = i % PIECES;
+            v[k] = r < rows ? *(const uint4 *)(a.q_src_cast + (qrow0 + r) * MB_DK + 8 * c) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int k = 0; k < BATCH; k++) {
+            const int i = threadIdx.x + (k0 + k) * S9_THREADS, r = i / PIECES, c = i % PIECES;
+            *(uint2 *)&q[w9_off(r, 8 * c, S9_KSBO)] = make_uint2(cast4(v[k].x, v[k].y), cast4(v[k].z, v[k].w));
+        }
+    }
+}
+
+/* The cast-free cast, fused, for 64-row units (rs_stages_q). bf16 Q (N rows x 1152 bytes: QS stages' worth) goes by cp.async into
  * the last QS stages of the unit's ring, which take their tiles only after the cast (unit_run_rs), so
  * that every piece is in flight at once: one DRAM round trip. (v33-v34 loaded it into registers, six
  * 16-byte pieces a thread at a time, since eighteen spilled: three round trips in front of every
  * 64-row unit.) Rows past `rows` are zeros. */
 template <int N> __host__ __device__ constexpr int rs_q_stages() { return N * MB_DK * 2 / S9_TILE_BYTES; }
+/* Whether a unit stages Q in its ring. At 32 rows the register path is one trip already (nine pieces a
+ * thread, all in flight), and staging only adds a barrier and a pass through shared memory: b4-q1
+ * 17.0 -> 18.0 us with it. At 64 rows staging saved 1.5-5 us a shape (results/NOTES.md, v38). */
+template <int N> __host__ __device__ constexpr bool rs_stages_q() { return N == 64; }
 template <int N>
 __device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_decode_args_t &a, int64_t qrow0, int rows)
 {
@@ -82,7 +110,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     const uint32_t seq0 = seq;
     seq += ntiles;
     /* With the fused cast, the last stages of the ring hold bf16 Q until it is cast (stage_q). */
-    const int early = a.q_src_cast ? S - rs_q_stages<N>() : S;
+    const int early = a.q_src_cast && rs_stages_q<N>() ? S - rs_q_stages<N>() : S;
     auto issue_first = [&](int from, int to) {
         if (threadIdx.x == 0)
             for (int s = from; s < to && s < ntiles; s++) {
@@ -91,7 +119,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
             }
     };
     issue_first(0, early);
-    if (a.q_src_cast) {
+    if (a.q_src_cast && rs_stages_q<N>()) {
         stage_q<N>(kv0, seq0, a, qrow0, rows);
         cp_commit();
         cp_wait<0>();
@@ -103,6 +131,10 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         w9_fence_proxy();          /* the cast's writes (read by wgmma) and the staging's reads (before the TMA's writes) */
         __syncthreads();
         issue_first(early, S);
+    } else if (a.q_src_cast) {
+        cast_q_global<N>(sm.q, a, qrow0, rows);
+        w9_fence_proxy();          /* the cast's writes are read by wgmma */
+        __syncthreads();
     } else {
         load_q<N>(nullptr, sm.q, a, qrow0, rows);
         cp_commit();
