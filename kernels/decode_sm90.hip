@@ -156,40 +156,18 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
             issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[n], map, a, b, t0 + (S9_STAGES - 1) * S9_TILE, kv_end, threadIdx.x, S9_THREADS);
         }
 
-        /* Hopper's fp8 wgmma keeps ~14 bits while it accumulates: over all 576 dims its error reaches
-         * 2.1e-3 of the rms (sm90-layout-test), which cost 3.8e-2 on the check's worst case; one
-         * accumulator over two 32-deep steps still cost 5.6e-3. So every step starts from zero and is
-         * summed in fp32 registers (2.4e-3 there, the bf16 output's own rounding being 1.9e-3). */
+        /* S^T for this warpgroup's rows (score_tile, sm90_unit.h, for the precision argument). The
+         * ring of four accumulators was tried in v13 on cp.async tiles and gained nothing (the sums
+         * stalled on the copies' address registers, not on the wgmma); with TMA tiles it did (v19). */
         float s[NH / 2];
-#pragma unroll
-        for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
         if constexpr (VREG) {
-            /* The steps go through a ring of R accumulators, each its own commit group, so R - 1 are in
-             * flight while one is summed. (Tried in v13 on cp.async tiles it gained nothing: the sums
-             * stalled on the copies' address registers, not on the wgmma. The TMA unit leaves no copy
-             * in the threads, so the wgmma's latency is what is left: v19.) */
-            constexpr int STEPS = MB_DK / 32, R = 4;
-            float acc[R][NH / 2];
-#pragma unroll
-            for (int k = 0; k < STEPS + R - 1; k++) {
-                if (k < STEPS) {
-                    w9_fence();
-                    w9_fp8<NH>::mma(acc[k % R], w9_desc_sw64(st + w9_sw64_off(0, 32 * k, S9_TILE), S9_SLICE),
-                                    w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
-                    w9_commit();
-                }
-                if (k >= R - 1) {
-                    const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
-                    w9_wait_dyn<R - 1>(younger);
-                    w9_fence_regs<NH / 2>(acc[done % R]);
-#pragma unroll
-                    for (int i = 0; i < NH / 2; i++) s[i] += acc[done % R][i];
-                }
-            }
+            score_tile<NH, 4>(s, st, q_addr);
         } else {
             /* 64-row units have no registers for a second accumulator; the V^T copy's work is spread
              * evenly over their 18 waits. */
             constexpr int STEPS = MB_DK / 32, VSTEPS = MB_DV / 64;
+#pragma unroll
+            for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
             float acc[NH / 2];
 #pragma unroll
             for (int k = 0; k < STEPS; k++) {
@@ -206,19 +184,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
         }
 
         /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2 of this warpgroup. */
-#pragma unroll
-        for (int j = 0; j < RB; j++)
-#pragma unroll
-            for (int c = 0; c < 2; c++) {
-                int tok = t0 + 16 * warp + g;
-                s[4 * j + c] = tok < end[j][c] ? s[4 * j + c] * mult : -INFINITY;
-                s[4 * j + 2 + c] = tok + 8 < end[j][c] ? s[4 * j + 2 + c] * mult : -INFINITY;
-                float v = fmaxf(s[4 * j + c], s[4 * j + 2 + c]);
-                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
-                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 8));
-                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 16));
-                if (g == 0) sm.red[wg][warp][8 * j + 2 * t + c] = v;
-            }
+        mask_max<RB>(s, end, t0 + 16 * warp + g, mult, sm.red[wg][warp]);
         wg_sync(wg);
         bool moved = false;        /* a max of this thread's rows moved (move_ref) */
         uint32_t pk[RB][2];        /* P^T as store_pt takes it */
@@ -282,16 +248,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
     w9_wait<0>();
 
     /* Row sums: over the 8 lanes of a column, then over the 4 warps. */
-#pragma unroll
-    for (int j = 0; j < RB; j++)
-#pragma unroll
-        for (int c = 0; c < 2; c++) {
-            float v = l[j][c];
-            v += __shfl_xor_sync(0xffffffffu, v, 4);
-            v += __shfl_xor_sync(0xffffffffu, v, 8);
-            v += __shfl_xor_sync(0xffffffffu, v, 16);
-            if (g == 0) sm.red[wg][warp][8 * j + 2 * t + c] = v;
-        }
+    row_sums<RB>(l, sm.red[wg][warp]);
     wg_sync(wg);
     if (warp == 0 && g == 0)
 #pragma unroll

@@ -217,6 +217,124 @@ __device__ __forceinline__ void cast_q(const uint8_t *staging, uint8_t *q)
     cast_q_rows<N>([staging](int r) { return staging + r * MB_DK * 2; }, q);
 }
 
+/* The steps of a tile that the walkers share, on one warpgroup's NH = 8 RB score rows. Layouts (the
+ * m64nN accumulator, sm90_wgmma.h): s[4j + e] is token 16 warp + g + 8 (e / 2) of the tile, row
+ * 8j + 2t + e % 2 of the warpgroup's rows (g = lane / 4, t = lane % 4).
+ *
+ * S^T of one tile (fp8 wgmma, 576 deep). Hopper's fp8 wgmma keeps ~14 bits while it accumulates:
+ * over all 576 dims its error reaches 2.1e-3 of the rms (sm90-layout-test), which cost 3.8e-2 on the
+ * check's worst case; one accumulator over two 32-deep steps still cost 5.6e-3. So every step starts
+ * from zero and is summed in fp32 registers (2.4e-3 there, the bf16 output's own rounding being
+ * 1.9e-3), through a ring of R accumulators, each its own commit group: R - 1 in flight while one is
+ * summed. The last wait (none younger) also covers every earlier wgmma of the warpgroup. */
+template <int NH, int R>
+__device__ __forceinline__ void score_tile(float (&s)[NH / 2], uint32_t st, uint32_t q_addr)
+{
+    constexpr int STEPS = MB_DK / 32;
+#pragma unroll
+    for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
+    float acc[R][NH / 2];
+#pragma unroll
+    for (int k = 0; k < STEPS + R - 1; k++) {
+        if (k < STEPS) {
+            w9_fence();
+            w9_fp8<NH>::mma(acc[k % R], w9_desc_sw64(st + w9_sw64_off(0, 32 * k, S9_TILE), S9_SLICE),
+                            w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
+            w9_commit();
+        }
+        if (k >= R - 1) {
+            const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
+            w9_wait_dyn<R - 1>(younger);
+            w9_fence_regs<NH / 2>(acc[done % R]);
+#pragma unroll
+            for (int i = 0; i < NH / 2; i++) s[i] += acc[done % R][i];
+        }
+    }
+}
+
+/* Scores past each row's token end (end[j][e], row_token_end) to -inf, the rest times mult; each row's
+ * maximum over the warp's 16 tokens to red (the warp's slot of the warpgroup's row maxima). `tok` is
+ * the warp's first token, t0 + 16 warp + g. */
+template <int RB>
+__device__ __forceinline__ void mask_max(float (&s)[4 * RB], const int (&end)[RB][2], int tok, float mult, float *red)
+{
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
+            s[4 * j + c] = tok < end[j][c] ? s[4 * j + c] * mult : -INFINITY;
+            s[4 * j + 2 + c] = tok + 8 < end[j][c] ? s[4 * j + 2 + c] * mult : -INFINITY;
+            float v = fmaxf(s[4 * j + c], s[4 * j + 2 + c]);
+            v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
+            v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 8));
+            v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 16));
+            if (g == 0) red[8 * j + 2 * t + c] = v;
+        }
+}
+
+/* The online softmax of a tile whose row maxima the warpgroup's 4 warps left in red (mask_max, then a
+ * warpgroup barrier): P in f16 pairs as store_pt takes them, l and m updated, each of the thread's
+ * rows' rescale factor in alpha. Returns whether a max of this thread's rows moved (move_ref). For
+ * walkers whose O holds the same rows as its scores (each thread rescales its own O, rescale_o). */
+template <int RB>
+__device__ __forceinline__ bool softmax_tile(const float (&s)[4 * RB], const float (&red)[4][8 * RB], float (&m)[RB][2],
+                                             float (&l)[RB][2], float (&alpha)[RB][2], uint32_t (&pk)[RB][2])
+{
+    const int t = threadIdx.x % 4;
+    bool moved = false;
+#pragma unroll
+    for (int j = 0; j < RB; j++) {
+        float p[2][2];             /* [c][h]: row 8j + 2t + c, token 16 warp + g + 8h */
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
+            const int r = 8 * j + 2 * t + c;
+            float mn = fmaxf(fmaxf(red[0][r], red[1][r]), fmaxf(red[2][r], red[3][r]));
+            float ms;
+            moved |= move_ref(m[j][c], mn, ms, alpha[j][c]);
+            p[c][0] = exp2_ftz(s[4 * j + c] - ms), p[c][1] = exp2_ftz(s[4 * j + 2 + c] - ms);
+            l[j][c] = l[j][c] * alpha[j][c] + p[c][0] + p[c][1];   /* this thread's two tokens; summed at the end */
+        }
+        pk[j][0] = f16x2_of(p[0][0], p[1][0]);
+        pk[j][1] = f16x2_of(p[0][1], p[1][1]);
+    }
+    return moved;
+}
+
+/* O (8 blocks of 64 value dims x the warpgroup's rows, o[mb][4j + e]: row 8j + 2t + e % 2) times each
+ * row's alpha, if any row moved. A warp's lanes hold all the warpgroup's rows and its warps read the
+ * same maxima, so a warp's vote is the warpgroup's and the branch is uniform. */
+template <int RB>
+__device__ __forceinline__ void rescale_o(float (&o)[8][4 * RB], const float (&alpha)[RB][2], bool moved)
+{
+    if (__any_sync(0xffffffffu, moved))
+#pragma unroll
+        for (int j = 0; j < RB; j++)
+#pragma unroll
+            for (int mb = 0; mb < 8; mb++) {
+                o[mb][4 * j] *= alpha[j][0]; o[mb][4 * j + 1] *= alpha[j][1];
+                o[mb][4 * j + 2] *= alpha[j][0]; o[mb][4 * j + 3] *= alpha[j][1];
+            }
+}
+
+/* Each of the thread's rows' l summed over the 8 lanes of its column, to red (the warp's slot); the
+ * walker adds the 4 warps' after a warpgroup barrier. */
+template <int RB>
+__device__ __forceinline__ void row_sums(const float (&l)[RB][2], float *red)
+{
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
+            float v = l[j][c];
+            v += __shfl_xor_sync(0xffffffffu, v, 4);
+            v += __shfl_xor_sync(0xffffffffu, v, 8);
+            v += __shfl_xor_sync(0xffffffffu, v, 16);
+            if (g == 0) red[8 * j + 2 * t + c] = v;
+        }
+}
+
 /* A unit's normalised rows, staged in ob (row stride S9_OS floats), to the output (bf16) or to its
  * partial slot (fp32, with each row's log2-sum-exp2 from row_m / row_l). */
 __device__ __forceinline__ void store_unit(const float *ob, const float *row_m, const float *row_l, const mb_decode_args_t &a,

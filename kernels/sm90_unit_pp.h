@@ -89,81 +89,21 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
             issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[wg][n], map, a, b, t0 + 2 * S9_TILE, kv_end, wt, S9_PP_WG);
         }
 
-        /* S^T for every row, each 32-deep step in a fresh accumulator summed in fp32 (the precision
-         * argument of decode_sm90.hip's score loop), through a ring of four: three in flight. */
+        /* S^T for every row (score_tile: a ring of four accumulators, three in flight), then the
+         * softmax; each thread's O holds the same rows as its scores, so its rescale factors stay in
+         * registers. */
         float s[N / 2];
-#pragma unroll
-        for (int i = 0; i < N / 2; i++) s[i] = 0.0f;
-        {
-            constexpr int STEPS = MB_DK / 32, R = 4;
-            float acc[R][N / 2];
-#pragma unroll
-            for (int k = 0; k < STEPS + R - 1; k++) {
-                if (k < STEPS) {
-                    w9_fence();
-                    w9_fp8<N>::mma(acc[k % R], w9_desc_sw64(st + w9_sw64_off(0, 32 * k, S9_TILE), S9_SLICE),
-                                   w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
-                    w9_commit();
-                }
-                if (k >= R - 1) {
-                    const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
-                    w9_wait_dyn<R - 1>(younger);
-                    w9_fence_regs<N / 2>(acc[done % R]);
-#pragma unroll
-                    for (int i = 0; i < N / 2; i++) s[i] += acc[done % R][i];
-                }
-            }
-        }
-
-        /* s[4j + e]: token 16 warp + g + 8 (e / 2), row 8j + 2t + e % 2. */
-#pragma unroll
-        for (int jb = 0; jb < RB; jb++)
-#pragma unroll
-            for (int cc = 0; cc < 2; cc++) {
-                int tok = t0 + 16 * warp + g;
-                s[4 * jb + cc] = tok < end[jb][cc] ? s[4 * jb + cc] * mult : -INFINITY;
-                s[4 * jb + 2 + cc] = tok + 8 < end[jb][cc] ? s[4 * jb + 2 + cc] * mult : -INFINITY;
-                float v = fmaxf(s[4 * jb + cc], s[4 * jb + 2 + cc]);
-                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
-                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 8));
-                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 16));
-                if (g == 0) sm.red[wg][warp][8 * jb + 2 * t + cc] = v;
-            }
+        score_tile<N, 4>(s, st, q_addr);
+        mask_max<RB>(s, end, t0 + 16 * warp + g, mult, sm.red[wg][warp]);
         wg_sync(wg);
-        /* Each thread's O holds the same rows as its scores, so its rescale factors stay in registers. */
         float alpha[RB][2];
-        bool moved = false;        /* a max of this thread's rows moved (move_ref) */
-        uint32_t pk[RB][2];        /* P^T as store_pt takes it */
-#pragma unroll
-        for (int jb = 0; jb < RB; jb++) {
-            float p[2][2];         /* [cc][h]: row 8jb + 2t + cc, token 16 warp + g + 8h */
-#pragma unroll
-            for (int cc = 0; cc < 2; cc++) {
-                int r = 8 * jb + 2 * t + cc;
-                float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
-                float ms;
-                moved |= move_ref(m[jb][cc], mn, ms, alpha[jb][cc]);
-                p[cc][0] = exp2_ftz(s[4 * jb + cc] - ms), p[cc][1] = exp2_ftz(s[4 * jb + 2 + cc] - ms);
-                l[jb][cc] = l[jb][cc] * alpha[jb][cc] + p[cc][0] + p[cc][1];
-            }
-            pk[jb][0] = f16x2_of(p[0][0], p[1][0]);
-            pk[jb][1] = f16x2_of(p[0][1], p[1][1]);
-        }
+        uint32_t pk[RB][2];
+        const bool moved = softmax_tile<RB>(s, sm.red[wg], m, l, alpha, pk);
         store_pt<RB>(p_addr, 0, 16 * warp, pk);
         w9_fence_proxy();
         wg_sync(wg);               /* P^T complete; the maxima in red are read */
-
-        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2.
-         * The lanes of a warp hold all N rows, and every warp of the warpgroup the same maxima: a
-         * warp's vote is the warpgroup's, and the branch is uniform. */
-        if (__any_sync(0xffffffffu, moved))
-#pragma unroll
-            for (int jb = 0; jb < RB; jb++)
-#pragma unroll
-                for (int mb = 0; mb < 8; mb++) {
-                    o[mb][4 * jb] *= alpha[jb][0]; o[mb][4 * jb + 1] *= alpha[jb][1];
-                    o[mb][4 * jb + 2] *= alpha[jb][0]; o[mb][4 * jb + 3] *= alpha[jb][1];
-                }
+        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
+        rescale_o<RB>(o, alpha, moved);
         uint32_t f[2][8][4];       /* two sets of V^T fragments: see decode_sm90.hip */
 #pragma unroll
         for (int k = 0; k < S9_TILE / 16; k++) {
@@ -180,16 +120,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
     w9_wait<0>();
 
     /* Each warpgroup's row sums: over the 8 lanes of a column, then over its 4 warps. */
-#pragma unroll
-    for (int jb = 0; jb < RB; jb++)
-#pragma unroll
-        for (int cc = 0; cc < 2; cc++) {
-            float v = l[jb][cc];
-            v += __shfl_xor_sync(0xffffffffu, v, 4);
-            v += __shfl_xor_sync(0xffffffffu, v, 8);
-            v += __shfl_xor_sync(0xffffffffu, v, 16);
-            if (g == 0) sm.red[wg][warp][8 * jb + 2 * t + cc] = v;
-        }
+    row_sums<RB>(l, sm.red[wg][warp]);
     wg_sync(wg);
     if (warp == 0 && g == 0)
 #pragma unroll

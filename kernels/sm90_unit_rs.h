@@ -179,82 +179,21 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         w9_wait<0>();
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
 
-        /* S^T for this warpgroup's rows, each 32-deep step in a fresh accumulator summed in fp32 (the
-         * precision argument of decode_sm90.hip's score loop), through a ring of R: R - 1 in flight. */
+        /* S^T for this warpgroup's rows (score_tile: at 64 rows the registers allow a ring of two),
+         * then the softmax; each thread's O holds the same rows as its scores. */
         float s[NH / 2];
-#pragma unroll
-        for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
-        {
-            constexpr int STEPS = MB_DK / 32, R = N == 64 ? 2 : 4;
-            float acc[R][NH / 2];
-#pragma unroll
-            for (int k = 0; k < STEPS + R - 1; k++) {
-                if (k < STEPS) {
-                    w9_fence();
-                    w9_fp8<NH>::mma(acc[k % R], w9_desc_sw64(st + w9_sw64_off(0, 32 * k, S9_TILE), S9_SLICE),
-                                    w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
-                    w9_commit();
-                }
-                if (k >= R - 1) {
-                    const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
-                    w9_wait_dyn<R - 1>(younger);
-                    w9_fence_regs<NH / 2>(acc[done % R]);
-#pragma unroll
-                    for (int i = 0; i < NH / 2; i++) s[i] += acc[done % R][i];
-                }
-            }
-        }
-
-        /* s[4j + e]: token 16 warp + g + 8 (e / 2), row 8j + 2t + e % 2 of this warpgroup. */
-#pragma unroll
-        for (int j = 0; j < RB; j++)
-#pragma unroll
-            for (int cc = 0; cc < 2; cc++) {
-                int tok = t0 + 16 * warp + g;
-                s[4 * j + cc] = tok < end[j][cc] ? s[4 * j + cc] * mult : -INFINITY;
-                s[4 * j + 2 + cc] = tok + 8 < end[j][cc] ? s[4 * j + 2 + cc] * mult : -INFINITY;
-                float v = fmaxf(s[4 * j + cc], s[4 * j + 2 + cc]);
-                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
-                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 8));
-                v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 16));
-                if (g == 0) sm.red[wg][warp][8 * j + 2 * t + cc] = v;
-            }
+        score_tile<NH, N == 64 ? 2 : 4>(s, st, q_addr);
+        mask_max<RB>(s, end, t0 + 16 * warp + g, mult, sm.red[wg][warp]);
         wg_sync(wg);
         if (it > 0) release(it - 1);
-        /* Each thread's O holds the same rows as its scores, so its rescale factors stay in registers. */
         float alpha[RB][2];
-        bool moved = false;        /* a max of this thread's rows moved (move_ref) */
-        uint32_t pk[RB][2];        /* P^T as store_pt takes it */
-#pragma unroll
-        for (int j = 0; j < RB; j++) {
-            float p[2][2];         /* [cc][h]: row 8j + 2t + cc, token 16 warp + g + 8h */
-#pragma unroll
-            for (int cc = 0; cc < 2; cc++) {
-                int r = 8 * j + 2 * t + cc;
-                float mn = fmaxf(fmaxf(sm.red[wg][0][r], sm.red[wg][1][r]), fmaxf(sm.red[wg][2][r], sm.red[wg][3][r]));
-                float ms;
-                moved |= move_ref(m[j][cc], mn, ms, alpha[j][cc]);
-                p[cc][0] = exp2_ftz(s[4 * j + cc] - ms), p[cc][1] = exp2_ftz(s[4 * j + 2 + cc] - ms);
-                l[j][cc] = l[j][cc] * alpha[j][cc] + p[cc][0] + p[cc][1];
-            }
-            pk[j][0] = f16x2_of(p[0][0], p[1][0]);
-            pk[j][1] = f16x2_of(p[0][1], p[1][1]);
-        }
+        uint32_t pk[RB][2];
+        const bool moved = softmax_tile<RB>(s, sm.red[wg], m, l, alpha, pk);
         store_pt<RB>(p_addr, 0, 16 * warp, pk);
         w9_fence_proxy();
         wg_sync(wg);               /* P^T complete; the maxima in red are read */
-
-        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t +
-         * e % 2. A warp's lanes hold all the warpgroup's rows, and its warps the same maxima: the vote
-         * is uniform over the warpgroup. */
-        if (__any_sync(0xffffffffu, moved))
-#pragma unroll
-            for (int j = 0; j < RB; j++)
-#pragma unroll
-                for (int mb = 0; mb < 8; mb++) {
-                    o[mb][4 * j] *= alpha[j][0]; o[mb][4 * j + 1] *= alpha[j][1];
-                    o[mb][4 * j + 2] *= alpha[j][0]; o[mb][4 * j + 3] *= alpha[j][1];
-                }
+        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
+        rescale_o<RB>(o, alpha, moved);
         /* V^T fragments for half the value dims of a 16-token step at a time, in two sets: a set is
          * rebuilt only after the wgmmas of two steps back, which read it, are done (all eight dim
          * blocks at once spilled at 64 rows). */
@@ -275,16 +214,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     w9_wait<0>();
 
     /* Row sums: over the 8 lanes of a column, then over the warpgroup's 4 warps. */
-#pragma unroll
-    for (int j = 0; j < RB; j++)
-#pragma unroll
-        for (int cc = 0; cc < 2; cc++) {
-            float v = l[j][cc];
-            v += __shfl_xor_sync(0xffffffffu, v, 4);
-            v += __shfl_xor_sync(0xffffffffu, v, 8);
-            v += __shfl_xor_sync(0xffffffffu, v, 16);
-            if (g == 0) sm.red[wg][warp][8 * j + 2 * t + cc] = v;
-        }
+    row_sums<RB>(l, sm.red[wg][warp]);
     wg_sync(wg);
     if (ntiles > 0) release(ntiles - 1);   /* every tile is released twice: the counters' parity holds */
     if (warp == 0 && g == 0)
