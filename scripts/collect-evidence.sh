@@ -48,13 +48,17 @@ if [ "$p1" != - ]; then
 fi
 
 if [ "$p2" != - ]; then
-    for f in variants.tar.gz evidence.tar.gz; do
-        [ -f "$p2/$f" ] || { echo "collect-evidence: $p2/$f missing (part 2 incomplete?)" >&2; exit 1; }
-    done
-    tar -C "$tmp" -xzf "$p2/variants.tar.gz"
-    cp "$tmp"/v/ablation/ablation.{csv,json,md,svg} "$R/ablation/" && cp "$tmp/v/ablation.log" "$R/ablation/run.log"
-    png "$R/ablation/ablation"
-    cp "$tmp"/v/accuracy/accuracy.{csv,json,md} "$R/accuracy/"
+    [ -f "$p2/evidence.tar.gz" ] || { echo "collect-evidence: $p2/evidence.tar.gz missing (part 2 incomplete?)" >&2; exit 1; }
+    # The ablation and accuracy (scripts/device-ablation.sh) may have been left out of a call short of
+    # device time: their earlier tables stay, and the README must say which commit they are.
+    if [ -f "$p2/variants.tar.gz" ]; then
+        tar -C "$tmp" -xzf "$p2/variants.tar.gz"
+        cp "$tmp"/v/ablation/ablation.{csv,json,md,svg} "$R/ablation/" && cp "$tmp/v/ablation.log" "$R/ablation/run.log"
+        png "$R/ablation/ablation"
+        cp "$tmp"/v/accuracy/accuracy.{csv,json,md} "$R/accuracy/"
+    else
+        echo "collect-evidence: no $p2/variants.tar.gz: ablation and accuracy not refiled" >&2
+    fi
     tar -C "$tmp" -xzf "$p2/evidence.tar.gz"
     cp "$tmp"/e/sweep/* "$R/sweep/" && png "$R/sweep/mixed-mla-sweep"
     cp "$tmp"/e/tuned/* "$R/tuned/"
