@@ -66,11 +66,11 @@ __device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t
     }
 }
 
-/* The cast-free cast, fused, for 64-row units (rs_stages_q). bf16 Q (N rows x 1152 bytes: QS stages' worth) goes by cp.async into
- * the last QS stages of the unit's ring, which take their tiles only after the cast (unit_run_rs), so
- * that every piece is in flight at once: one DRAM round trip. (v33-v34 loaded it into registers, six
- * 16-byte pieces a thread at a time, since eighteen spilled: three round trips in front of every
- * 64-row unit.) Rows past `rows` are zeros. */
+/* The cast-free cast, fused, for 64-row units (rs_stages_q): bf16 Q (N rows x 1152 bytes, QS stages'
+ * worth) goes by cp.async into the last QS stages of the unit's ring, which take their tiles only
+ * after the cast (unit_run_rs), so that every piece is in flight at once: one DRAM round trip.
+ * (v33-v34 loaded it into registers, six 16-byte pieces a thread at a time, since eighteen spilled:
+ * three round trips in front of every 64-row unit.) Rows past `rows` are zeros. */
 template <int N> __host__ __device__ constexpr int rs_q_stages() { return N * MB_DK * 2 / S9_TILE_BYTES; }
 /* Whether a unit stages Q in its ring. At 32 rows the register path is one trip already (nine pieces a
  * thread, all in flight), and staging only adds a barrier and a pass through shared memory: b4-q1
