@@ -17,7 +17,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 png() { if command -v rsvg-convert > /dev/null; then rsvg-convert "$1.svg" -o "$1.png"; else echo "no rsvg-convert: $1.png not redrawn" >&2; fi; }
 
-if [ "$p1" != - ]; then
+# A profiling-only call (ONLY_PROBES=1 scripts/device-kernel-iter.sh) brings back iter-build.tgz alone:
+# its profiles are filed, the rest of part 1 only when its GPU test log is there.
+if [ "$p1" != - ] && [ ! -f "$p1/gpu-tests.log" ] && [ ! -f "$p1/iter-build.tgz" ]; then
+    echo "collect-evidence: $p1 holds neither part 1 (gpu-tests.log) nor profiles (iter-build.tgz)" >&2; exit 1
+fi
+if [ "$p1" != - ] && [ -f "$p1/gpu-tests.log" ]; then
     for f in info.log gpu-tests.log correctness-sm90.csv correctness-portable.csv tables.tar.gz paged.tgz iter-build.tgz; do
         [ -f "$p1/$f" ] || { echo "collect-evidence: $p1/$f missing (part 1 incomplete?)" >&2; exit 1; }
     done
@@ -35,6 +40,8 @@ if [ "$p1" != - ]; then
     "$B" plot "$R/sm90/mixed-mla.json" > /dev/null && png "$R/sm90/mixed-mla"
     tar -C "$tmp" -xzf "$p1/paged.tgz"
     cp "$tmp"/paged/paged.{csv,json,md,svg} "$R/paged/" && png "$R/paged/paged"
+fi
+if [ "$p1" != - ] && [ -f "$p1/iter-build.tgz" ]; then
     tar -C "$tmp" -xzf "$p1/iter-build.tgz"
     for rep in "$tmp"/iter-build/ncu-[0-9]*.txt; do
         [ -e "$rep" ] || continue
@@ -48,9 +55,11 @@ if [ "$p1" != - ]; then
 fi
 
 if [ "$p2" != - ]; then
-    [ -f "$p2/evidence.tar.gz" ] || { echo "collect-evidence: $p2/evidence.tar.gz missing (part 2 incomplete?)" >&2; exit 1; }
-    # The ablation and accuracy (scripts/device-ablation.sh) may have been left out of a call short of
-    # device time: their earlier tables stay, and the README must say which commit they are.
+    # Part 2's two halves may come from separate calls (scripts/device-ablation.sh: variants.tar.gz;
+    # scripts/device-sweep-gate.sh: evidence.tar.gz): each is filed if present, and the README must
+    # say which commit the tables of a half left out are.
+    [ -f "$p2/variants.tar.gz" ] || [ -f "$p2/evidence.tar.gz" ] ||
+        { echo "collect-evidence: $p2 holds neither variants.tar.gz nor evidence.tar.gz" >&2; exit 1; }
     if [ -f "$p2/variants.tar.gz" ]; then
         tar -C "$tmp" -xzf "$p2/variants.tar.gz"
         cp "$tmp"/v/ablation/ablation.{csv,json,md,svg} "$R/ablation/" && cp "$tmp/v/ablation.log" "$R/ablation/run.log"
@@ -59,6 +68,8 @@ if [ "$p2" != - ]; then
     else
         echo "collect-evidence: no $p2/variants.tar.gz: ablation and accuracy not refiled" >&2
     fi
+fi
+if [ "$p2" != - ] && [ -f "$p2/evidence.tar.gz" ]; then
     tar -C "$tmp" -xzf "$p2/evidence.tar.gz"
     cp "$tmp"/e/sweep/* "$R/sweep/" && png "$R/sweep/mixed-mla-sweep"
     cp "$tmp"/e/tuned/* "$R/tuned/"
