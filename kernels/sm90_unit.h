@@ -252,6 +252,28 @@ __device__ __forceinline__ void score_tile(float (&s)[NH / 2], uint32_t st, uint
     }
 }
 
+/* A walker's state at a unit's start, for the thread's rows r0 + 8j + 2t + e of the unit (the m64nN
+ * accumulator's rows, sm90_wgmma.h): each row's token end (row_token_end), running max -inf and sum 0,
+ * O zero; and the scores' one multiplier (Q's and KV's scales, sm_scale, log2 e: softmax in base 2). */
+template <int RB, int W>
+__device__ __forceinline__ float unit_rows_begin(int (&end)[RB][2], float (&m)[RB][2], float (&l)[RB][2], float (&o)[8][W],
+                                                 const mb_decode_args_t &a, const mb_work_t &u, int r0, int rows,
+                                                 int kv_end, float scale_kv)
+{
+    const int t = threadIdx.x % 4;
+#pragma unroll
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) end[j][e] = row_token_end(a, u, r0 + 8 * j + 2 * t + e, rows, kv_end);
+#pragma unroll
+    for (int j = 0; j < RB; j++) m[j][0] = m[j][1] = -INFINITY, l[j][0] = l[j][1] = 0.0f;
+#pragma unroll
+    for (int mb = 0; mb < 8; mb++)
+#pragma unroll
+        for (int i = 0; i < W; i++) o[mb][i] = 0.0f;
+    return *a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
+}
+
 /* Scores past each row's token end (end[j][e], row_token_end) to -inf, the rest times mult; each row's
  * maximum over the warp's 16 tokens to red (the warp's slot of the warpgroup's row maxima). `tok` is
  * the warp's first token, t0 + 16 warp + g. */

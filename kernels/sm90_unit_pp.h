@@ -60,21 +60,9 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
     w9_fence_proxy();              /* Q, by cp.async or the cast, is read by wgmma */
     __syncthreads();               /* ...of both warpgroups; the staging area is P^T from here */
 
-    int end[RB][2];                /* the token end of each of this thread's rows (row_token_end) */
-#pragma unroll
-    for (int j = 0; j < RB; j++)
-#pragma unroll
-        for (int e = 0; e < 2; e++) end[j][e] = row_token_end(a, u, 8 * j + 2 * t + e, rows, kv_end);
-
-    const float mult = *a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
-    float m[RB][2], l[RB][2];
-#pragma unroll
-    for (int j = 0; j < RB; j++) m[j][0] = m[j][1] = -INFINITY, l[j][0] = l[j][1] = 0.0f;
-    float o[8][N / 2];
-#pragma unroll
-    for (int mb = 0; mb < 8; mb++)
-#pragma unroll
-        for (int i = 0; i < N / 2; i++) o[mb][i] = 0.0f;
+    int end[RB][2];                /* the token end of each of this thread's rows */
+    float m[RB][2], l[RB][2], o[8][N / 2];
+    const float mult = unit_rows_begin<RB>(end, m, l, o, a, u, 0, rows, kv_end, scale_kv);
     const uint32_t q_addr = w9_smem_addr(sm.q), p_addr = w9_smem_addr(sm.p[wg]);
 
     for (int j = 0; j < nt; j++) {
