@@ -184,7 +184,8 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
         }
 
         /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2 of this warpgroup. */
-        mask_max<RB>(s, end, t0 + 16 * warp + g, mult, sm.red[wg][warp]);
+        mask_scores<RB>(s, end, t0 + 16 * warp + g, mult);
+        warp_row_max<RB>(s, sm.red[wg][warp]);
         wg_sync(wg);
         bool moved = false;        /* a max of this thread's rows moved (move_ref) */
         uint32_t pk[RB][2];        /* P^T as store_pt takes it */

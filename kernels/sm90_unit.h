@@ -274,19 +274,29 @@ __device__ __forceinline__ float unit_rows_begin(int (&end)[RB][2], float (&m)[R
     return *a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
 }
 
-/* Scores past each row's token end (end[j][e], row_token_end) to -inf, the rest times mult; each row's
- * maximum over the warp's 16 tokens to red (the warp's slot of the warpgroup's row maxima). `tok` is
+/* Scores past each row's token end (end[j][e], row_token_end) to -inf, the rest times mult. `tok` is
  * the warp's first token, t0 + 16 warp + g. */
 template <int RB>
-__device__ __forceinline__ void mask_max(float (&s)[4 * RB], const int (&end)[RB][2], int tok, float mult, float *red)
+__device__ __forceinline__ void mask_scores(float (&s)[4 * RB], const int (&end)[RB][2], int tok, float mult)
 {
-    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int j = 0; j < RB; j++)
 #pragma unroll
         for (int c = 0; c < 2; c++) {
             s[4 * j + c] = tok < end[j][c] ? s[4 * j + c] * mult : -INFINITY;
             s[4 * j + 2 + c] = tok + 8 < end[j][c] ? s[4 * j + 2 + c] * mult : -INFINITY;
+        }
+}
+
+/* Each row's maximum over the warp's 16 tokens to red (the warp's slot of the warpgroup's row maxima). */
+template <int RB>
+__device__ __forceinline__ void warp_row_max(const float (&s)[4 * RB], float *red)
+{
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
             float v = fmaxf(s[4 * j + c], s[4 * j + 2 + c]);
             v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
             v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 8));
@@ -295,7 +305,7 @@ __device__ __forceinline__ void mask_max(float (&s)[4 * RB], const int (&end)[RB
         }
 }
 
-/* The online softmax of a tile whose row maxima the warpgroup's 4 warps left in red (mask_max, then a
+/* The online softmax of a tile whose row maxima the warpgroup's 4 warps left in red (warp_row_max, then a
  * warpgroup barrier): P in f16 pairs as store_pt takes them, l and m updated, each of the thread's
  * rows' rescale factor in alpha. Returns whether a max of this thread's rows moved (move_ref). For
  * walkers whose O holds the same rows as its scores (each thread rescales its own O, rescale_o). */
@@ -337,6 +347,71 @@ __device__ __forceinline__ void rescale_o(float (&o)[8][4 * RB], const float (&a
                 o[mb][4 * j] *= alpha[j][0]; o[mb][4 * j + 1] *= alpha[j][1];
                 o[mb][4 * j + 2] *= alpha[j][0]; o[mb][4 * j + 3] *= alpha[j][1];
             }
+}
+
+/* A barrier of the warpgroup's 128 threads that also tells each of them whether any passed `p`. */
+__device__ __forceinline__ bool wg_sync_or(int wg, bool p)
+{
+    uint32_t r;
+    asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, 128, p;\n selp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(r) : "r"((uint32_t)p), "r"(1 + wg) : "memory");
+    return r != 0;
+}
+
+/* A tile's masked scores (mask_scores) to P^T in the warpgroup's p_addr, m, l and O updated, for the
+ * walkers whose O holds the same rows as their scores. A row's maximum is spread over the 4 warps (each
+ * holds 16 of the tile's tokens), so the exact online softmax needs an exchange of maxima and a barrier
+ * before P, then another once P^T is stored. But the lazy reference (move_ref) moves only where a
+ * tile's scores pass it by more than S9_REF_SLACK, which after a unit's first tile is rare; so P is
+ * computed against the current references, stored, and the barrier that completes P^T also tells
+ * every thread whether any row of the warpgroup had a score past its reference + S9_REF_SLACK. If none
+ * did, no max could have moved, and P and m are exactly what the exchange would have given: one
+ * barrier a tile and no exchange (l takes the same terms, summed in another order). If one did (and on the unit's first tile, `first`, where every
+ * reference is -inf), the exchange and the exact softmax run and P^T is stored again. after_barrier()
+ * runs once every warp of the warpgroup has stored its speculative P^T (or, on a first tile, reached
+ * the exchange). */
+template <int RB, typename F>
+__device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&m)[RB][2], float (&l)[RB][2],
+                                              float (&o)[8][4 * RB], float (&red)[4][8 * RB], uint32_t p_addr, int wg,
+                                              bool first, F after_barrier)
+{
+    const int warp = threadIdx.x % 128 / 32;
+    uint32_t pk[RB][2];
+    if (!first) {
+        bool past = false;
+        float psum[RB][2];
+#pragma unroll
+        for (int j = 0; j < RB; j++) {
+            float p[2][2];
+#pragma unroll
+            for (int c = 0; c < 2; c++) {
+                const float ms = m[j][c] == -INFINITY ? 0.0f : m[j][c], lim = m[j][c] + S9_REF_SLACK;
+                past |= s[4 * j + c] > lim || s[4 * j + 2 + c] > lim;
+                p[c][0] = exp2_ftz(s[4 * j + c] - ms), p[c][1] = exp2_ftz(s[4 * j + 2 + c] - ms);
+                psum[j][c] = p[c][0] + p[c][1];
+            }
+            pk[j][0] = f16x2_of(p[0][0], p[1][0]);
+            pk[j][1] = f16x2_of(p[0][1], p[1][1]);
+        }
+        store_pt<RB>(p_addr, 0, 16 * warp, pk);
+        w9_fence_proxy();
+        const bool any = wg_sync_or(wg, past);
+        after_barrier();
+        if (!any) {
+#pragma unroll
+            for (int j = 0; j < RB; j++) l[j][0] += psum[j][0], l[j][1] += psum[j][1];
+            return;
+        }
+    }
+    warp_row_max<RB>(s, red[warp]);
+    wg_sync(wg);
+    if (first) after_barrier();
+    float alpha[RB][2];
+    const bool moved = softmax_tile<RB>(s, red, m, l, alpha, pk);
+    store_pt<RB>(p_addr, 0, 16 * warp, pk);
+    w9_fence_proxy();
+    wg_sync(wg);                   /* P^T complete; the maxima in red are read */
+    rescale_o<RB>(o, alpha, moved);
 }
 
 /* Each of the thread's rows' l summed over the 8 lanes of its column, to red (the warp's slot); the

@@ -82,16 +82,9 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
          * registers. */
         float s[N / 2];
         score_tile<N, 4>(s, st, q_addr);
-        mask_max<RB>(s, end, t0 + 16 * warp + g, mult, sm.red[wg][warp]);
-        wg_sync(wg);
-        float alpha[RB][2];
-        uint32_t pk[RB][2];
-        const bool moved = softmax_tile<RB>(s, sm.red[wg], m, l, alpha, pk);
-        store_pt<RB>(p_addr, 0, 16 * warp, pk);
-        w9_fence_proxy();
-        wg_sync(wg);               /* P^T complete; the maxima in red are read */
+        mask_scores<RB>(s, end, t0 + 16 * warp + g, mult);
         /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
-        rescale_o<RB>(o, alpha, moved);
+        softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, j == 0, [] {});
         uint32_t f[2][8][4];       /* two sets of V^T fragments: see decode_sm90.hip */
 #pragma unroll
         for (int k = 0; k < S9_TILE / 16; k++) {

@@ -171,17 +171,11 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
          * then the softmax; each thread's O holds the same rows as its scores. */
         float s[NH / 2];
         score_tile<NH, N == 64 ? 2 : 4>(s, st, q_addr);
-        mask_max<RB>(s, end, t0 + 16 * warp + g, mult, sm.red[wg][warp]);
-        wg_sync(wg);
-        if (it > 0) release(it - 1);
-        float alpha[RB][2];
-        uint32_t pk[RB][2];
-        const bool moved = softmax_tile<RB>(s, sm.red[wg], m, l, alpha, pk);
-        store_pt<RB>(p_addr, 0, 16 * warp, pk);
-        w9_fence_proxy();
-        wg_sync(wg);               /* P^T complete; the maxima in red are read */
+        mask_scores<RB>(s, end, t0 + 16 * warp + g, mult);
         /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
-        rescale_o<RB>(o, alpha, moved);
+        softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, it == 0, [&] {
+            if (it > 0) release(it - 1);
+        });
         /* V^T fragments for half the value dims of a 16-token step at a time, in two sets: a set is
          * rebuilt only after the wgmmas of two steps back, which read it, are done (all eight dim
          * blocks at once spilled at 64 rows). */
