@@ -93,7 +93,7 @@ __device__ __forceinline__ void transpose_v(uint8_t *vt, uint32_t st, int it)
 /* The unit by value: through a reference the compiler must reload it after every global store. */
 template <int N>
 __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
-                         float scale_kv, uint32_t &seq)
+                         const unit_scales sc, uint32_t &seq)
 {
     constexpr int NH = N / 2;                   /* score rows of each warpgroup */
     constexpr int RB = NH / 8;                  /* 8-row blocks of a warpgroup's score accumulator */
@@ -129,7 +129,6 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
 #pragma unroll
         for (int e = 0; e < 2; e++) end[j][e] = row_token_end(a, u, wg * NH + 8 * j + 2 * t + e, rows, kv_end);
 
-    const float mult = *a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
     float m[RB][2], l[RB][2];
 #pragma unroll
     for (int j = 0; j < RB; j++) m[j][0] = m[j][1] = -INFINITY, l[j][0] = l[j][1] = 0.0f;
@@ -184,7 +183,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
         }
 
         /* s[4j + e]: token 16 warp + g + 8 (e / 2), score row 8j + 2t + e % 2 of this warpgroup. */
-        mask_scores<RB>(s, end, t0 + 16 * warp + g, mult);
+        mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);
         warp_row_max<RB>(s, sm.red[wg][warp]);
         wg_sync(wg);
         bool moved = false;        /* a max of this thread's rows moved (move_ref) */
@@ -271,7 +270,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
 #pragma unroll
         for (int c = 0; c < 2; c++) {
             int r = 8 * j + 2 * t + c;
-            float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv * (VREG ? S9_VT_REG_UNSCALE : S9_VT_COPY_UNSCALE) / lr : 0.0f;
+            float lr = sm.row_l[r], inv = lr > 0.0f ? sc.kv * (VREG ? S9_VT_REG_UNSCALE : S9_VT_COPY_UNSCALE) / lr : 0.0f;
 #pragma unroll
             for (int mb = 0; mb < 4; mb++)
 #pragma unroll
@@ -306,12 +305,12 @@ __global__ void __launch_bounds__(S9_THREADS, 1)
     /* Every CTA of this grid is resident from the start (one a worker), so the combine's blocks may
      * take SMs as they come free and fetch their plan entries under this grid's tail. */
     MB_START_DEPENDENTS();
-    float scale_kv = a.fault == MB_FAULT_WRONG_SCALE ? 1.0f : *a.kv_scale;
+    const unit_scales sc = unit_scales_of(a);
     uint32_t seq = 0;
     for (int w = a.work_indptr[blockIdx.x]; w < a.work_indptr[blockIdx.x + 1]; w++) {
-        if constexpr (N <= S9_PP_ROWS) unit_run_pp<N>(sm, a, &map, a.work[w], scale_kv, seq);
-        else if constexpr (RS) unit_run_rs<N>(sm, a, &map, a.work[w], scale_kv, seq);
-        else unit_run<N>(sm, a, &map, a.work[w], scale_kv, seq);
+        if constexpr (N <= S9_PP_ROWS) unit_run_pp<N>(sm, a, &map, a.work[w], sc, seq);
+        else if constexpr (RS) unit_run_rs<N>(sm, a, &map, a.work[w], sc, seq);
+        else unit_run<N>(sm, a, &map, a.work[w], sc, seq);
     }
 #endif
 }

@@ -196,18 +196,30 @@ __device__ __forceinline__ uint32_t cast4(uint32_t x, uint32_t y)
 }
 
 /* The cast-free cast, fused: staged bf16 Q -> saturating fp8 (scale 1) in the K-major tile; row(r)
- * is where row r's 1152 bytes of bf16 were staged. */
+ * is where row r's 1152 bytes of bf16 were staged. Every piece a thread casts is read before the first
+ * is converted: one shared-memory latency, not one a piece (v40's loop waited on each piece's loads:
+ * ~5 % of a b32-q4-1k unit's samples on the first use of the loaded words). */
 template <int N, typename Row>
 __device__ __forceinline__ void cast_q_rows(Row row, uint8_t *q)
 {
-    for (int i = threadIdx.x; i < N * (MB_DK / 16); i += S9_THREADS) {
-        int r = i / (MB_DK / 16), c = i % (MB_DK / 16);
-        const uint4 *src = (const uint4 *)(row(r) + 32 * c);
-        uint4 lo = src[0], hi = src[1];
-        uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w }, w[4];
+    constexpr int PIECES = N * (MB_DK / 16), PER = (PIECES + S9_THREADS - 1) / S9_THREADS;
+    uint4 v[PER][2];
 #pragma unroll
-        for (int e = 0; e < 4; e++) w[e] = cast4(h[2 * e], h[2 * e + 1]);
-        *(uint4 *)&q[w9_off(r, 16 * c, S9_KSBO)] = make_uint4(w[0], w[1], w[2], w[3]);
+    for (int k = 0; k < PER; k++) {
+        const int i = threadIdx.x + k * S9_THREADS, r = i / (MB_DK / 16), c = i % (MB_DK / 16);
+        if (PIECES % S9_THREADS == 0 || i < PIECES) {
+            const uint4 *src = (const uint4 *)(row(r) + 32 * c);
+            v[k][0] = src[0], v[k][1] = src[1];
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < PER; k++) {
+        const int i = threadIdx.x + k * S9_THREADS, r = i / (MB_DK / 16), c = i % (MB_DK / 16);
+        if (PIECES % S9_THREADS == 0 || i < PIECES) {
+            const uint32_t h[8] = { v[k][0].x, v[k][0].y, v[k][0].z, v[k][0].w, v[k][1].x, v[k][1].y, v[k][1].z, v[k][1].w };
+            *(uint4 *)&q[w9_off(r, 16 * c, S9_KSBO)] =
+                make_uint4(cast4(h[0], h[1]), cast4(h[2], h[3]), cast4(h[4], h[5]), cast4(h[6], h[7]));
+        }
     }
 }
 /* Q staged row-major in one area (load_q). */
@@ -252,13 +264,25 @@ __device__ __forceinline__ void score_tile(float (&s)[NH / 2], uint32_t st, uint
     }
 }
 
+/* The KV scale (the output's factor, 1 under the planted wrong-scale bug) and the scores' one
+ * multiplier (Q's and KV's scales, sm_scale, log2 e: softmax in base 2), loaded once a CTA at its
+ * start, where the loads' latency overlaps the work list's. (v40 loaded Q's scale at every unit's
+ * start, after Q's cast and barrier: ~4 % of a b32-q4-1k unit's samples waited on it.) */
+struct unit_scales {
+    float kv, mult;
+};
+__device__ __forceinline__ unit_scales unit_scales_of(const mb_decode_args_t &a)
+{
+    const float kv = a.fault == MB_FAULT_WRONG_SCALE ? 1.0f : *a.kv_scale;
+    return { kv, *a.q_scale * kv * a.sm_scale * 1.4426950408889634f };
+}
+
 /* A walker's state at a unit's start, for the thread's rows r0 + 8j + 2t + e of the unit (the m64nN
  * accumulator's rows, sm90_wgmma.h): each row's token end (row_token_end), running max -inf and sum 0,
- * O zero; and the scores' one multiplier (Q's and KV's scales, sm_scale, log2 e: softmax in base 2). */
+ * O zero. */
 template <int RB, int W>
-__device__ __forceinline__ float unit_rows_begin(int (&end)[RB][2], float (&m)[RB][2], float (&l)[RB][2], float (&o)[8][W],
-                                                 const mb_decode_args_t &a, const mb_work_t &u, int r0, int rows,
-                                                 int kv_end, float scale_kv)
+__device__ __forceinline__ void unit_rows_begin(int (&end)[RB][2], float (&m)[RB][2], float (&l)[RB][2], float (&o)[8][W],
+                                                const mb_decode_args_t &a, const mb_work_t &u, int r0, int rows, int kv_end)
 {
     const int t = threadIdx.x % 4;
 #pragma unroll
@@ -271,7 +295,6 @@ __device__ __forceinline__ float unit_rows_begin(int (&end)[RB][2], float (&m)[R
     for (int mb = 0; mb < 8; mb++)
 #pragma unroll
         for (int i = 0; i < W; i++) o[mb][i] = 0.0f;
-    return *a.q_scale * scale_kv * a.sm_scale * 1.4426950408889634f;
 }
 
 /* Scores past each row's token end (end[j][e], row_token_end) to -inf, the rest times mult. `tok` is
@@ -367,13 +390,11 @@ __device__ __forceinline__ bool wg_sync_or(int wg, bool p)
  * every thread whether any row of the warpgroup had a score past its reference + S9_REF_SLACK. If none
  * did, no max could have moved, and P and m are exactly what the exchange would have given: one
  * barrier a tile and no exchange (l takes the same terms, summed in another order). If one did (and on the unit's first tile, `first`, where every
- * reference is -inf), the exchange and the exact softmax run and P^T is stored again. after_barrier()
- * runs once every warp of the warpgroup has stored its speculative P^T (or, on a first tile, reached
- * the exchange). */
-template <int RB, typename F>
+ * reference is -inf), the exchange and the exact softmax run and P^T is stored again. */
+template <int RB>
 __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&m)[RB][2], float (&l)[RB][2],
                                               float (&o)[8][4 * RB], float (&red)[4][8 * RB], uint32_t p_addr, int wg,
-                                              bool first, F after_barrier)
+                                              bool first)
 {
     const int warp = threadIdx.x % 128 / 32;
     uint32_t pk[RB][2];
@@ -396,7 +417,6 @@ __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&
         store_pt<RB>(p_addr, 0, 16 * warp, pk);
         w9_fence_proxy();
         const bool any = wg_sync_or(wg, past);
-        after_barrier();
         if (!any) {
 #pragma unroll
             for (int j = 0; j < RB; j++) l[j][0] += psum[j][0], l[j][1] += psum[j][1];
@@ -405,7 +425,6 @@ __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&
     }
     warp_row_max<RB>(s, red[warp]);
     wg_sync(wg);
-    if (first) after_barrier();
     float alpha[RB][2];
     const bool moved = softmax_tile<RB>(s, red, m, l, alpha, pk);
     store_pt<RB>(p_addr, 0, 16 * warp, pk);

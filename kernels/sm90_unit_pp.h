@@ -32,7 +32,7 @@ template <int N> struct s9_smem_pp {
 
 template <int N>
 __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
-                            float scale_kv, uint32_t &seq)
+                            const unit_scales sc, uint32_t &seq)
 {
     constexpr int RB = N / 8;                   /* 8-row blocks of the accumulators */
     const int wg = s9_warpgroup(), wt = threadIdx.x % S9_PP_WG, warp = wt / 32, lane = threadIdx.x % 32;
@@ -62,7 +62,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
 
     int end[RB][2];                /* the token end of each of this thread's rows */
     float m[RB][2], l[RB][2], o[8][N / 2];
-    const float mult = unit_rows_begin<RB>(end, m, l, o, a, u, 0, rows, kv_end, scale_kv);
+    unit_rows_begin<RB>(end, m, l, o, a, u, 0, rows, kv_end);
     const uint32_t q_addr = w9_smem_addr(sm.q), p_addr = w9_smem_addr(sm.p[wg]);
 
     for (int j = 0; j < nt; j++) {
@@ -82,9 +82,9 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
          * registers. */
         float s[N / 2];
         score_tile<N, 4>(s, st, q_addr);
-        mask_scores<RB>(s, end, t0 + 16 * warp + g, mult);
+        mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);
         /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
-        softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, j == 0, [] {});
+        softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, j == 0);
         uint32_t f[2][8][4];       /* two sets of V^T fragments: see decode_sm90.hip */
 #pragma unroll
         for (int k = 0; k < S9_TILE / 16; k++) {
@@ -143,7 +143,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
 #pragma unroll
         for (int cc = 0; cc < 2; cc++) {
             int r = 8 * jb + 2 * t + cc;
-            float inv = lsum[jb][cc] > 0.0f ? scale_kv * S9_VT_REG_UNSCALE / lsum[jb][cc] : 0.0f;
+            float inv = lsum[jb][cc] > 0.0f ? sc.kv * S9_VT_REG_UNSCALE / lsum[jb][cc] : 0.0f;
 #pragma unroll
             for (int mb = 0; mb < 4; mb++)
 #pragma unroll

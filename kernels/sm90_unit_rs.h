@@ -12,8 +12,8 @@
  * Measured (v33): -8 % on (128, 4, 8192, 16), -6 % on (32, 4, 8192, 32), -5 % on the 32-row (4, 1,
  * 1024, 32), +1 % on (32, 1, 1024, 32); a baton that forced the warpgroups' score phases to alternate
  * (FlashAttention-3's order) gained nothing over letting them drift.
- * A stage is freed when both warpgroups are done with it: each one's elected thread counts its release
- * on the stage's counter, and the second to count issues the tile three ahead into it. */
+ * A stage is freed when all 8 warps are done with it: each one's lane 0 counts its release on the
+ * stage's counter, and the last to count issues the tile three ahead into it. */
 #ifndef MB_SM90_UNIT_RS_H
 #define MB_SM90_UNIT_RS_H
 
@@ -21,6 +21,7 @@
 #include "sm90_unit.h"
 
 #define S9_RS_STAGES 3
+#define S9_RS_RELEASES (S9_THREADS / 32)   /* releases of a stage's tile: one a warp */
 
 /* The stages come first and the block is 1024-byte aligned (the swizzle is a function of the address). */
 template <int N> struct s9_smem_rs {
@@ -30,11 +31,11 @@ template <int N> struct s9_smem_rs {
     float red[2][4][N / 2];             /* per warpgroup, per warp: row maxima (at the end, row sums) */
     float row_m[N], row_l[N];           /* each row's final max and sum */
     uint64_t bar[S9_RS_STAGES];         /* each stage's copy barrier */
-    uint32_t released[S9_RS_STAGES];    /* releases of each stage, two a tile (zeroed at kernel start) */
+    uint32_t released[S9_RS_STAGES];    /* releases of each stage, S9_RS_RELEASES a tile (zeroed at kernel start) */
 };
 
-/* Release-acquire, so the second releaser's copy into the stage is ordered after the first one's
- * warpgroup's reads of it (each reader fenced them and met its warpgroup's barrier before the count). */
+/* Release-acquire, so the last releaser's copy into the stage is ordered after every other warp's
+ * reads of it (each reader fenced them and met its warp's __syncwarp before the count). */
 __device__ __forceinline__ uint32_t rs_count(uint32_t *counter)
 {
     uint32_t old;
@@ -91,7 +92,7 @@ __device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_de
 
 template <int N>
 __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
-                            float scale_kv, uint32_t &seq)
+                            const unit_scales sc, uint32_t &seq)
 {
     constexpr int NH = N / 2;                   /* rows of each warpgroup */
     constexpr int RB = NH / 8;                  /* 8-row blocks of its accumulators */
@@ -143,20 +144,22 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         __syncthreads();
     }
 
-    /* This warpgroup's hold on tile `it` ends (its score wgmmas waited, its V^T fragments loaded and
-     * fenced by every thread, and the warpgroup met at a barrier since); the second of the two
-     * releases of a stage issues the tile S ahead into it. */
+    /* A warp's hold on tile `it` ends once its score wgmmas are waited and its lanes' V^T fragment
+     * loads fenced: past a __syncwarp, its lane 0 counts the release on the stage's counter, and the
+     * last of the CTA's 8 warps to count issues the tile S ahead into it. (v33-v42 released a stage a
+     * warpgroup at a time, after a warpgroup barrier of the next tile: later, and tied to that barrier.) */
     auto release = [&](int it) {
-        if (wt == 0) {
+        __syncwarp();
+        if (lane == 0) {
             const uint32_t c = (seq0 + it) % S;
-            if ((rs_count(&sm.released[c]) & 1) && it + S < ntiles)
+            if (rs_count(&sm.released[c]) % S9_RS_RELEASES == S9_RS_RELEASES - 1 && it + S < ntiles)
                 issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + (it + S) * S9_TILE, kv_end, 0, 1);
         }
     };
 
     int end[RB][2];                /* the token end of each of this thread's rows */
     float m[RB][2], l[RB][2], o[8][NH / 2];
-    const float mult = unit_rows_begin<RB>(end, m, l, o, a, u, wg * NH, rows, kv_end, scale_kv);
+    unit_rows_begin<RB>(end, m, l, o, a, u, wg * NH, rows, kv_end);
     const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO), p_addr = w9_smem_addr(sm.p[wg]);
 
     for (int it = 0; it < ntiles; it++) {
@@ -171,11 +174,9 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
          * then the softmax; each thread's O holds the same rows as its scores. */
         float s[NH / 2];
         score_tile<NH, N == 64 ? 2 : 4>(s, st, q_addr);
-        mask_scores<RB>(s, end, t0 + 16 * warp + g, mult);
+        mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);
         /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
-        softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, it == 0, [&] {
-            if (it > 0) release(it - 1);
-        });
+        softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, it == 0);
         /* V^T fragments for half the value dims of a 16-token step at a time, in two sets: a set is
          * rebuilt only after the wgmmas of two steps back, which read it, are done (all eight dim
          * blocks at once spilled at 64 rows). */
@@ -192,13 +193,13 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
             w9_commit();
         }
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
+        release(it);
     }
     w9_wait<0>();
 
     /* Row sums: over the 8 lanes of a column, then over the warpgroup's 4 warps. */
     row_sums<RB>(l, sm.red[wg][warp]);
     wg_sync(wg);
-    if (ntiles > 0) release(ntiles - 1);   /* every tile is released twice: the counters' parity holds */
     if (warp == 0 && g == 0)
 #pragma unroll
         for (int j = 0; j < RB; j++)
@@ -219,7 +220,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
 #pragma unroll
         for (int cc = 0; cc < 2; cc++) {
             const int r = wg * NH + 8 * j + 2 * t + cc;
-            const float lr = sm.row_l[r], inv = lr > 0.0f ? scale_kv * S9_VT_REG_UNSCALE / lr : 0.0f;
+            const float lr = sm.row_l[r], inv = lr > 0.0f ? sc.kv * S9_VT_REG_UNSCALE / lr : 0.0f;
 #pragma unroll
             for (int mb = 0; mb < 8; mb++)
 #pragma unroll
