@@ -17,7 +17,6 @@
 #ifndef MB_SM90_UNIT_RS_H
 #define MB_SM90_UNIT_RS_H
 
-#include <stddef.h>
 #include "sm90_unit.h"
 
 #define S9_RS_STAGES 3
@@ -29,7 +28,6 @@ template <int N> struct s9_smem_rs {
     uint8_t p[2][N / 16 * S9_HSBO];     /* each warpgroup's P^T (its N/2 rows x 64 tokens, f16) */
     uint8_t q[N / 8 * S9_KSBO];
     float red[2][4][N / 2];             /* per warpgroup, per warp: row maxima (at the end, row sums) */
-    float row_m[N], row_l[N];           /* each row's final max and sum */
     uint64_t bar[S9_RS_STAGES];         /* each stage's copy barrier */
     uint32_t released[S9_RS_STAGES];    /* releases of each stage, S9_RS_RELEASES a tile (zeroed at kernel start) */
 };
@@ -200,36 +198,47 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     /* Row sums: over the 8 lanes of a column, then over the warpgroup's 4 warps. */
     row_sums<RB>(l, sm.red[wg][warp]);
     wg_sync(wg);
-    if (warp == 0 && g == 0)
-#pragma unroll
-        for (int j = 0; j < RB; j++)
-#pragma unroll
-            for (int cc = 0; cc < 2; cc++) {
-                int r = 8 * j + 2 * t + cc;
-                sm.row_l[wg * NH + r] = sm.red[wg][0][r] + sm.red[wg][1][r] + sm.red[wg][2][r] + sm.red[wg][3][r];
-                sm.row_m[wg * NH + r] = m[j][cc];
-            }
-    __syncthreads();               /* both warpgroups are past their tiles: the stages, P^T and Q take the rows */
 
-    /* The V scale is applied once, to the normalised output; rows leave through shared memory in
-     * coalesced pieces (store_unit), row stride S9_OS. */
-    float *ob = (float *)&sm;
-    static_assert(N * S9_OS * sizeof(float) <= offsetof(s9_smem_rs<N>, red), "the rows fit below red");
+    /* The rows leave straight from the registers, normalised (the V scale applied once, here): for
+     * each of a thread's rows and 64-dim blocks, a warp stores 4 rows x 16 dims, 64 contiguous bytes a
+     * row as fp32 partials, 32 as bf16 output, whole sectors. (v33-v43 staged the rows in shared
+     * memory for 128-bit stores, behind two CTA barriers: in v41+v42's b32-q4-1k profile the unit's
+     * end took 23 % of its samples, its stores stalled on the staged loads.) */
+    float inv[RB][2];
 #pragma unroll
     for (int j = 0; j < RB; j++)
 #pragma unroll
         for (int cc = 0; cc < 2; cc++) {
-            const int r = wg * NH + 8 * j + 2 * t + cc;
-            const float lr = sm.row_l[r], inv = lr > 0.0f ? sc.kv * S9_VT_REG_UNSCALE / lr : 0.0f;
-#pragma unroll
-            for (int mb = 0; mb < 8; mb++)
-#pragma unroll
-                for (int h = 0; h < 2; h++) ob[r * S9_OS + 64 * mb + 16 * warp + 2 * g + h] = o[mb][4 * j + 2 * h + cc] * inv;
+            const int rw = 8 * j + 2 * t + cc;
+            const float lr = sm.red[wg][0][rw] + sm.red[wg][1][rw] + sm.red[wg][2][rw] + sm.red[wg][3][rw];
+            inv[j][cc] = lr > 0.0f ? sc.kv * S9_VT_REG_UNSCALE / lr : 0.0f;
+            if (u.partial >= 0 && warp == 0 && g == 0 && wg * NH + rw < rows)
+                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2f(lr) : -INFINITY;
         }
-    __syncthreads();
-    store_unit(ob, sm.row_m, sm.row_l, a, u, rows, qrow0);
-    w9_fence_proxy();              /* the row buffers' generic writes before the next unit's TMA writes */
-    __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
+    const int r0 = wg * NH + 2 * t, d0 = 16 * warp + 2 * g;
+    if (u.partial < 0) {
+        uint16_t *dst = a.out + (qrow0 + r0) * MB_DV + d0;
+#pragma unroll
+        for (int j = 0; j < RB; j++)
+#pragma unroll
+            for (int cc = 0; cc < 2; cc++)
+                if (r0 + 8 * j + cc < rows)
+#pragma unroll
+                    for (int mb = 0; mb < 8; mb++)
+                        *(uint32_t *)(dst + (8 * j + cc) * MB_DV + 64 * mb) =
+                            (uint32_t)mb_f32_to_bf16(o[mb][4 * j + cc] * inv[j][cc]) | ((uint32_t)mb_f32_to_bf16(o[mb][4 * j + 2 + cc] * inv[j][cc]) << 16);
+    } else {
+        float *dst = a.partial_o + ((int64_t)u.partial * a.rows_per_unit + r0) * MB_DV + d0;
+#pragma unroll
+        for (int j = 0; j < RB; j++)
+#pragma unroll
+            for (int cc = 0; cc < 2; cc++)
+                if (r0 + 8 * j + cc < rows)
+#pragma unroll
+                    for (int mb = 0; mb < 8; mb++)
+                        *(float2 *)(dst + (8 * j + cc) * MB_DV + 64 * mb) = make_float2(o[mb][4 * j + cc] * inv[j][cc], o[mb][4 * j + 2 + cc] * inv[j][cc]);
+    }
+    __syncthreads();               /* red, Q and the stages are reused by the next unit */
 }
 
 #endif
