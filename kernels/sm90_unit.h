@@ -381,16 +381,21 @@ __device__ __forceinline__ bool wg_sync_or(int wg, bool p)
     return r != 0;
 }
 
-/* A tile's masked scores (mask_scores) to P^T in the warpgroup's p_addr, m, l and O updated, for the
- * walkers whose O holds the same rows as their scores. A row's maximum is spread over the 4 warps (each
- * holds 16 of the tile's tokens), so the exact online softmax needs an exchange of maxima and a barrier
- * before P, then another once P^T is stored. But the lazy reference (move_ref) moves only where a
- * tile's scores pass it by more than S9_REF_SLACK, which after a unit's first tile is rare; so P is
- * computed against the current references, stored, and the barrier that completes P^T also tells
- * every thread whether any row of the warpgroup had a score past its reference + S9_REF_SLACK. If none
- * did, no max could have moved, and P and m are exactly what the exchange would have given: one
- * barrier a tile and no exchange (l takes the same terms, summed in another order). If one did (and on the unit's first tile, `first`, where every
- * reference is -inf), the exchange and the exact softmax run and P^T is stored again. */
+/* A tile's masked scores (mask_scores) to P^T at p_addr, m, l and O updated, for the walkers whose O
+ * holds the same rows as their scores. A row's maximum is spread over the 4 warps (each holds 16 of the
+ * tile's tokens), so the exact online softmax needs an exchange of maxima and a barrier before P, then
+ * another once P^T is stored. But the lazy reference (move_ref) moves only where a tile's scores pass
+ * it by more than S9_REF_SLACK, which after a unit's first tile is rare; so P is computed against the
+ * current references and stored, and the barrier that completes P^T also tells every thread whether
+ * any row of the warpgroup had a score past its reference + S9_REF_SLACK. If none did, no max could
+ * have moved, and P and m are exactly what the exchange would have given (l takes the same terms,
+ * summed in another order): one barrier a tile and no exchange. If one did (and on the unit's first
+ * tile, `first`, where every reference is -inf), the exchange and the exact softmax run and P^T is
+ * stored again.
+ * The first store comes before any barrier of the tile, and each warp's share of a P V wgmma reads all
+ * of P^T and completes on its own: so no warp of the warpgroup may still be reading p_addr from an
+ * earlier tile. The 16-row walker meets at a barrier at each tile's top, after every warp's wait for
+ * its P V; the rows-split walker, which does not, alternates two P^T buffers by tile. */
 template <int RB>
 __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&m)[RB][2], float (&l)[RB][2],
                                               float (&o)[8][4 * RB], float (&red)[4][8 * RB], uint32_t p_addr, int wg,

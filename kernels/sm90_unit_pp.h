@@ -68,10 +68,10 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
     for (int j = 0; j < nt; j++) {
         const int t0 = u.kv_begin + (wg + 2 * j) * S9_TILE;
         const uint32_t c = (seq0 + j) % S9_PP_STAGES, st = kv0 + c * S9_TILE_BYTES;
-        w9_wait<0>();              /* the previous tile's P V no longer reads P^T */
+        w9_wait<0>();              /* this warp's part of the previous tile's P V no longer reads P^T */
         tile_wait(a, &sm.bar[wg][c], ((seq0 + j) / S9_PP_STAGES) & 1, false);
         w9_fence_proxy();          /* this thread's reads of the previous stage before the copy into it */
-        wg_sync(wg);               /* the warpgroup is past its previous tile: that stage is free */
+        wg_sync(wg);               /* the warpgroup is past its previous tile: that stage and P^T are free */
         if (j + 1 < nt) {
             const uint32_t n = (seq0 + j + 1) % S9_PP_STAGES;
             issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[wg][n], map, a, b, t0 + 2 * S9_TILE, kv_end, wt, S9_PP_WG);

@@ -25,7 +25,7 @@
 /* The stages come first and the block is 1024-byte aligned (the swizzle is a function of the address). */
 template <int N> struct s9_smem_rs {
     uint8_t kv[S9_RS_STAGES][S9_TILE_BYTES];
-    uint8_t p[2][N / 16 * S9_HSBO];     /* each warpgroup's P^T (its N/2 rows x 64 tokens, f16) */
+    uint8_t p[2][2][N / 16 * S9_HSBO];  /* each warpgroup's P^T (its N/2 rows x 64 tokens, f16), by tile parity (softmax_to_pt) */
     uint8_t q[N / 8 * S9_KSBO];
     float red[2][4][N / 2];             /* per warpgroup, per warp: row maxima (at the end, row sums) */
     uint64_t bar[S9_RS_STAGES];         /* each stage's copy barrier */
@@ -158,13 +158,15 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     int end[RB][2];                /* the token end of each of this thread's rows */
     float m[RB][2], l[RB][2], o[8][NH / 2];
     unit_rows_begin<RB>(end, m, l, o, a, u, wg * NH, rows, kv_end);
-    const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO), p_addr = w9_smem_addr(sm.p[wg]);
+    const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO), p0_addr = w9_smem_addr(sm.p[wg][0]);
 
     for (int it = 0; it < ntiles; it++) {
         const int t0 = u.kv_begin + it * S9_TILE;
-        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
-        /* The previous tile's P V no longer reads P^T. (Left in flight into the score steps, its
-         * accumulators made ptxas serialize every wgmma of the kernel: warning C7514.) */
+        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES, p_addr = p0_addr + (it & 1) * sizeof sm.p[0][0];
+        /* This warp's part of the previous tile's P V is done: it no longer reads that tile's P^T
+         * buffer, which the next tile's softmax_to_pt stores into (without a barrier of the
+         * warpgroup first: hence two buffers). (Left in flight into the score steps, its accumulators
+         * made ptxas serialize every wgmma of the kernel: warning C7514.) */
         w9_wait<0>();
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
 
