@@ -218,27 +218,25 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
                 a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2f(lr) : -INFINITY;
         }
     const int r0 = wg * NH + 2 * t, d0 = 16 * warp + 2 * g;
+    /* store(row r0 + r, dim d0 + d, its value, that of dim d0 + d + 1) for each of the thread's pairs */
+    auto each_pair = [&](auto &&store) {
+#pragma unroll
+        for (int j = 0; j < RB; j++)
+#pragma unroll
+            for (int cc = 0; cc < 2; cc++)
+                if (r0 + 8 * j + cc < rows)
+#pragma unroll
+                    for (int mb = 0; mb < 8; mb++)
+                        store(8 * j + cc, 64 * mb, o[mb][4 * j + cc] * inv[j][cc], o[mb][4 * j + 2 + cc] * inv[j][cc]);
+    };
     if (u.partial < 0) {
         uint16_t *dst = a.out + (qrow0 + r0) * MB_DV + d0;
-#pragma unroll
-        for (int j = 0; j < RB; j++)
-#pragma unroll
-            for (int cc = 0; cc < 2; cc++)
-                if (r0 + 8 * j + cc < rows)
-#pragma unroll
-                    for (int mb = 0; mb < 8; mb++)
-                        *(uint32_t *)(dst + (8 * j + cc) * MB_DV + 64 * mb) =
-                            (uint32_t)mb_f32_to_bf16(o[mb][4 * j + cc] * inv[j][cc]) | ((uint32_t)mb_f32_to_bf16(o[mb][4 * j + 2 + cc] * inv[j][cc]) << 16);
+        each_pair([&](int r, int d, float x, float y) {
+            *(uint32_t *)(dst + r * MB_DV + d) = (uint32_t)mb_f32_to_bf16(x) | ((uint32_t)mb_f32_to_bf16(y) << 16);
+        });
     } else {
         float *dst = a.partial_o + ((int64_t)u.partial * a.rows_per_unit + r0) * MB_DV + d0;
-#pragma unroll
-        for (int j = 0; j < RB; j++)
-#pragma unroll
-            for (int cc = 0; cc < 2; cc++)
-                if (r0 + 8 * j + cc < rows)
-#pragma unroll
-                    for (int mb = 0; mb < 8; mb++)
-                        *(float2 *)(dst + (8 * j + cc) * MB_DV + 64 * mb) = make_float2(o[mb][4 * j + cc] * inv[j][cc], o[mb][4 * j + 2 + cc] * inv[j][cc]);
+        each_pair([&](int r, int d, float x, float y) { *(float2 *)(dst + r * MB_DV + d) = make_float2(x, y); });
     }
     __syncthreads();               /* red, Q and the stages are reused by the next unit */
 }
