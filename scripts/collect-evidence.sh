@@ -51,6 +51,7 @@ if [ "$p1" != - ] && [ -f "$p1/iter-build.tgz" ]; then
         src="$tmp/iter-build/src-$b-$q-$h-$kv.csv"
         python3 scripts/ncu-hot.py "$src" > "$R/steps/ncu/$label-hot-instructions-$shape.txt"
         python3 scripts/ncu-hot.py --by-opcode "$src" > "$R/steps/ncu/$label-opcodes-$shape.txt"
+        python3 scripts/ncu-hot.py --phases "$src" > "$R/steps/ncu/$label-phases-$shape.txt"
     done
 fi
 

@@ -11,6 +11,13 @@ With --by-opcode, the stall samples and executed warp instructions summed by opc
 issue slots go, when a kernel is bound by how many instructions it runs rather than by one stall.
 
     scripts/ncu-hot.py --by-opcode src-32-4-32-8192.csv [count]
+
+With --phases, the samples and executed warp instructions of a unit's three parts, split where the
+code's first and last wgmma sit: before (the plan, Q's load and cast, each tile's top: its waits and
+copy issue), the tile span, after (the loop's end, the row sums and stores). Where a short unit's time
+goes, when its tile work is not most of it.
+
+    scripts/ncu-hot.py --phases src-32-4-16-1024.csv
 """
 import collections
 import csv
@@ -35,16 +42,33 @@ def by_opcode(header, data, count):
         print(f"{op:12s} {100 * v / ts:6.1f}%  {100 * issued[op] / ti:6.1f}%  ({issued[op]:.0f})")
 
 
+def phases(header, data):
+    addr, src = header.index("Address"), header.index("Source")
+    samples, executed = header.index("Warp Stall Sampling (All Samples)"), header.index("Instructions Executed")
+    base = int(data[0][addr], 16)
+    rows = [(int(r[addr], 16) - base, r[src], float(r[samples] or 0), float(r[executed] or 0)) for r in data]
+    gmma = [a for a, s, _, e in rows if "GMMA" in s and e > 0]
+    ts, te = sum(r[2] for r in rows), sum(r[3] for r in rows)
+    print(f"{ts:.0f} samples, {te:.0f} warp instructions executed")
+    for name, lo, hi in (("before the first wgmma", 0, min(gmma) - 1), ("wgmma span", min(gmma), max(gmma)),
+                         ("after the last wgmma", max(gmma) + 1, rows[-1][0])):
+        n = sum(r[2] for r in rows if lo <= r[0] <= hi)
+        e = sum(r[3] for r in rows if lo <= r[0] <= hi)
+        print(f"{name:24s} {lo:06x}-{hi:06x}  samples {100 * n / ts:5.1f}%  instructions {100 * e / te:5.1f}%")
+
+
 def main():
     args = sys.argv[1:]
-    opcodes = args[:1] == ["--by-opcode"]
-    args = args[1:] if opcodes else args
+    mode = args[0] if args[:1] in (["--by-opcode"], ["--phases"]) else None
+    args = args[1:] if mode else args
     if len(args) not in (1, 2):
         sys.exit(__doc__)
     rows = list(csv.reader(open(args[0], newline="")))
     header, data = rows[1], rows[2:]
-    if opcodes:
+    if mode == "--by-opcode":
         return by_opcode(header, data, int(args[1]) if len(args) == 2 else 20)
+    if mode == "--phases":
+        return phases(header, data)
     addr, src = header.index("Address"), header.index("Source")
     samples = header.index("Warp Stall Sampling (All Samples)")
     reasons = [i for i, h in enumerate(header) if h.startswith("stall_") and "Not Issued" not in h]
