@@ -11,7 +11,8 @@
  *    rows of its half, so no score is computed twice.
  *  - Online softmax in base 2 with every scale folded into one multiplier and a lazy reference max
  *    (move_ref: O is rescaled only on tiles where some row's max moved); a row's 64 scores are
- *    spread over the 4 warps of a warpgroup, whose maxima meet in shared memory.
+ *    spread over the 4 warps of a warpgroup, whose maxima meet in shared memory (the 16-row and
+ *    rows-split walkers skip that exchange on tiles where no reference can move: softmax_to_pt).
  *  - O^T += V^T P^T (512 value dims x rows, f16 wgmma, 64 tokens deep). Warpgroup h owns value dims
  *    [256h, 256h + 256) for every row. P stays in f16: fp8 P (3 mantissa bits) would cost ~2 % of
  *    relative error, four times the check's gate. V's fp8 codes are exact in f16; fp8 wgmma takes
