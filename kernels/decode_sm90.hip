@@ -271,7 +271,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
 #pragma unroll
         for (int c = 0; c < 2; c++) {
             int r = 8 * j + 2 * t + c;
-            float lr = sm.row_l[r], inv = lr > 0.0f ? sc.kv * (VREG ? S9_VT_REG_UNSCALE : S9_VT_COPY_UNSCALE) / lr : 0.0f;
+            float lr = sm.row_l[r], inv = lr > 0.0f ? (VREG ? sc.kv : sc.kv * S9_VT_COPY_UNSCALE) / lr : 0.0f;
 #pragma unroll
             for (int mb = 0; mb < 4; mb++)
 #pragma unroll

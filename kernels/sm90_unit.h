@@ -19,11 +19,10 @@
 /* V^T and P^T (f16, K = 64 tokens = 8 core matrices): 1024 bytes a row group plus 16, so the 8 row
  * groups a warp's transposed stores touch fall on different banks. */
 #define S9_HSBO (S9_TILE * 2 / 16 * W9_LBO + 16)
-/* The output's factor that undoes V's widening: the shared V^T copy of the dims-split walker's
- * 64-row units comes out of w9_f16x2_even / odd (sm90_wgmma.h) x 2^-8; register fragments are worth
- * W9_VT_FRAGMENT_SCALE. */
+/* The output's factor that undoes V's widening in the shared V^T copy of the dims-split walker's
+ * 64-row units: w9_f16x2_even / odd (sm90_wgmma.h) give the codes x 2^-8. Register fragments
+ * (w9_vt_fragment) hold the codes' own values and need none. */
 #define S9_VT_COPY_UNSCALE 256.0f
-#define S9_VT_REG_UNSCALE (1.0f / W9_VT_FRAGMENT_SCALE)
 /* Row stride (floats) of a finished unit staged for its store: 4 rows of one store hit different banks. */
 #define S9_OS (MB_DV + 4)
 

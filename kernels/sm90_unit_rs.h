@@ -213,7 +213,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         for (int cc = 0; cc < 2; cc++) {
             const int rw = 8 * j + 2 * t + cc;
             const float lr = sm.red[wg][0][rw] + sm.red[wg][1][rw] + sm.red[wg][2][rw] + sm.red[wg][3][rw];
-            inv[j][cc] = lr > 0.0f ? sc.kv * S9_VT_REG_UNSCALE / lr : 0.0f;
+            inv[j][cc] = lr > 0.0f ? sc.kv / lr : 0.0f;
             if (u.partial >= 0 && warp == 0 && g == 0 && wg * NH + rw < rows)
                 a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2f(lr) : -INFINITY;
         }

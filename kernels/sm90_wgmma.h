@@ -230,10 +230,6 @@ __device__ __forceinline__ uint32_t w9_f16x2_even(uint32_t v)
 }
 __device__ __forceinline__ uint32_t w9_f16x2_odd(uint32_t v) { return ((v >> 1) & 0x3f803f80u) | (v & 0x80008000u); }
 
-/* What w9_vt_fragment's values are worth in units of V's codes: 1, the conversion unit's f16 being
- * exact (the layout test and the walkers' output scale use it). */
-#define W9_VT_FRAGMENT_SCALE 1.0f
-
 /* Four e4m3 codes [b0 b1 b2 b3] -> f16x2 [b0 b2] and [b1 b3], exactly, by the conversion unit: one
  * byte permute, then one cvt a pair (v36; v4 chose integer widening, w9_f16x2_even / odd, on the
  * conversion pipe's presumed rate without timing the two, and since v33 each warpgroup widens all of
@@ -256,7 +252,7 @@ __device__ __forceinline__ void w9_f16x2_pairs(uint32_t v, uint32_t &even, uint3
  * inside the warp's block: row g is dim dim0 + 2g and row g + 8 is dim dim0 + 2g + 1 — so one
  * ldmatrix.trans of the two 8-token core matrices hands the lane exactly [tok 2t: d, d+1][tok 2t+1:
  * d, d+1] (d = 2g), the pairs [b0 b2] and [b1 b3] of which are rows g and g + 8 (w9_f16x2_pairs).
- * Values are the codes' own (W9_VT_FRAGMENT_SCALE). */
+ * Values are the codes' own: the conversion unit's f16 is exact. */
 __device__ __forceinline__ void w9_vt_fragment(uint32_t a[4], uint32_t tile, int tok0, int dim0, int rows)
 {
 #if W9_ENABLED

@@ -282,13 +282,13 @@ template <int N> static int test_vreg(void)
     static float got[64 * N];
     for (int i = 0; i < 64 * 576; i++) v[i] = mb_f32_to_fp8((float)((urand() - 0.5) * 900), 0);
     for (int i = 0; i < N * 64; i++) p[i] = __float2half((float)urand());
-    /* Row 16w + g is dim 16w + 2g, row 16w + g + 8 dim 16w + 2g + 1; values x W9_VT_FRAGMENT_SCALE. */
+    /* Row 16w + g is dim 16w + 2g, row 16w + g + 8 dim 16w + 2g + 1; the codes' own values. */
     for (int m = 0; m < 64; m++) {
         int dim = 16 * (m / 16) + 2 * (m % 8) + (m % 16) / 8;
         for (int n = 0; n < N; n++) {
             double s = 0;
             for (int k = 0; k < 64; k++) s += (double)mb_fp8_to_f32(v[k * 576 + dim], 0) * __half2float(p[n * 64 + k]);
-            want[m * N + n] = s * W9_VT_FRAGMENT_SCALE;
+            want[m * N + n] = s;
         }
     }
     uint8_t *dv; __half *dp; float *dout;
