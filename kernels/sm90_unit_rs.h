@@ -12,15 +12,15 @@
  * Measured (v33): -8 % on (128, 4, 8192, 16), -6 % on (32, 4, 8192, 32), -5 % on the 32-row (4, 1,
  * 1024, 32), +1 % on (32, 1, 1024, 32); a baton that forced the warpgroups' score phases to alternate
  * (FlashAttention-3's order) gained nothing over letting them drift.
- * A stage is freed when all 8 warps are done with it: each one's lane 0 counts its release on the
- * stage's counter, and the last to count issues the tile three ahead into it. */
+ * A stage is freed when both warpgroups are done with it: each one's thread 0 counts its release on
+ * the stage's counter, and the second to count issues the tile three ahead into it. */
 #ifndef MB_SM90_UNIT_RS_H
 #define MB_SM90_UNIT_RS_H
 
 #include "sm90_unit.h"
 
 #define S9_RS_STAGES 3
-#define S9_RS_RELEASES (S9_THREADS / 32)   /* releases of a stage's tile: one a warp */
+#define S9_RS_RELEASES 2                   /* releases of a stage's tile: one a warpgroup */
 
 /* The stages come first and the block is 1024-byte aligned (the swizzle is a function of the address). */
 template <int N> struct s9_smem_rs {
@@ -32,8 +32,8 @@ template <int N> struct s9_smem_rs {
     uint32_t released[S9_RS_STAGES];    /* releases of each stage, S9_RS_RELEASES a tile (zeroed at kernel start) */
 };
 
-/* Release-acquire, so the last releaser's copy into the stage is ordered after every other warp's
- * reads of it (each reader fenced them and met its warp's __syncwarp before the count). */
+/* Release-acquire, so the second releaser's copy into the stage is ordered after the first one's
+ * warpgroup's reads of it (each reader fenced them and met its warpgroup's barrier before the count). */
 __device__ __forceinline__ uint32_t rs_count(uint32_t *counter)
 {
     uint32_t old;
@@ -142,13 +142,14 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         __syncthreads();
     }
 
-    /* A warp's hold on tile `it` ends once its score wgmmas are waited and its lanes' V^T fragment
-     * loads fenced: past a __syncwarp, its lane 0 counts the release on the stage's counter, and the
-     * last of the CTA's 8 warps to count issues the tile S ahead into it. (v33-v42 released a stage a
-     * warpgroup at a time, after a warpgroup barrier of the next tile: later, and tied to that barrier.) */
+    /* A warpgroup's hold on tile `it` ends once all its warps have waited for their score wgmmas and
+     * fenced their V^T fragment loads of it, which a barrier of the warpgroup in the next tile shows
+     * (softmax_to_pt's): its thread 0 then counts the release on the stage's counter, and the second
+     * warpgroup to count issues the tile S ahead into it. (v43-v44 counted a warp at a time at the end
+     * of its tile: earlier, but every warp then waited for a shared-memory atomic's answer each tile,
+     * ~9 % of b128-q4's samples.) */
     auto release = [&](int it) {
-        __syncwarp();
-        if (lane == 0) {
+        if (wt == 0) {
             const uint32_t c = (seq0 + it) % S;
             if (rs_count(&sm.released[c]) % S9_RS_RELEASES == S9_RS_RELEASES - 1 && it + S < ntiles)
                 issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + (it + S) * S9_TILE, kv_end, 0, 1);
@@ -177,6 +178,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);
         /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
         softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, it == 0);
+        if (it > 0) release(it - 1);
         /* V^T fragments for half the value dims of a 16-token step at a time, in two sets: a set is
          * rebuilt only after the wgmmas of two steps back, which read it, are done (all eight dim
          * blocks at once spilled at 64 rows). */
@@ -193,13 +195,13 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
             w9_commit();
         }
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
-        release(it);
     }
     w9_wait<0>();
 
     /* Row sums: over the 8 lanes of a column, then over the warpgroup's 4 warps. */
     row_sums<RB>(l, sm.red[wg][warp]);
     wg_sync(wg);
+    if (ntiles > 0) release(ntiles - 1);
 
     /* The rows leave straight from the registers, normalised (the V scale applied once, here): for
      * each of a thread's rows and 64-dim blocks, a warp stores 4 rows x 16 dims, 64 contiguous bytes a
