@@ -245,12 +245,12 @@ __device__ __forceinline__ void score_tile(float (&s)[NH / 2], uint32_t st, uint
 #pragma unroll
     for (int i = 0; i < NH / 2; i++) s[i] = 0.0f;
     float acc[R][NH / 2];
+    const uint64_t kd = w9_desc_sw64(st, S9_SLICE), qd = w9_desc(q_addr, S9_KSBO);
 #pragma unroll
     for (int k = 0; k < STEPS + R - 1; k++) {
         if (k < STEPS) {
             w9_fence();
-            w9_fp8<NH>::mma(acc[k % R], w9_desc_sw64(st + w9_sw64_off(0, 32 * k, S9_TILE), S9_SLICE),
-                            w9_desc(q_addr + w9_off(0, 32 * k, S9_KSBO), S9_KSBO), 0);
+            w9_fp8<NH>::mma(acc[k % R], w9_desc_add(kd, w9_sw64_off(0, 32 * k, S9_TILE)), w9_desc_add(qd, w9_off(0, 32 * k, S9_KSBO)), 0);
             w9_commit();
         }
         if (k >= R - 1) {

@@ -86,6 +86,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
         /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
         softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, j == 0);
         uint32_t f[2][8][4];       /* two sets of V^T fragments: see decode_sm90.hip */
+        const uint64_t pd = w9_desc(p_addr, S9_HSBO);
 #pragma unroll
         for (int k = 0; k < S9_TILE / 16; k++) {
             if (k >= 2) w9_wait<1>();
@@ -94,7 +95,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
             w9_fence();
 #pragma unroll
             for (int mb = 0; mb < 8; mb++)
-                w9_f16_ra<N>::mma(o[mb], f[k % 2][mb], w9_desc(p_addr + w9_off(0, 32 * k, S9_HSBO), S9_HSBO));
+                w9_f16_ra<N>::mma(o[mb], f[k % 2][mb], w9_desc_add(pd, w9_off(0, 32 * k, S9_HSBO)));
             w9_commit();
         }
     }

@@ -183,6 +183,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
          * rebuilt only after the wgmmas of two steps back, which read it, are done (all eight dim
          * blocks at once spilled at 64 rows). */
         uint32_t f[2][4][4];
+        const uint64_t pd = w9_desc(p_addr, S9_HSBO);
 #pragma unroll
         for (int k = 0; k < 2 * S9_TILE / 16; k++) {
             if (k >= 2) w9_wait<1>();
@@ -191,7 +192,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
             w9_fence();
 #pragma unroll
             for (int i = 0; i < 4; i++)
-                w9_f16_ra<NH>::mma(o[4 * (k % 2) + i], f[k % 2][i], w9_desc(p_addr + w9_off(0, 32 * (k / 2), S9_HSBO), S9_HSBO));
+                w9_f16_ra<NH>::mma(o[4 * (k % 2) + i], f[k % 2][i], w9_desc_add(pd, w9_off(0, 32 * (k / 2), S9_HSBO)));
             w9_commit();
         }
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */

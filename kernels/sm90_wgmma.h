@@ -81,6 +81,12 @@ __device__ __forceinline__ uint64_t w9_desc(uint32_t addr, uint32_t sbo)
     return (uint64_t)((addr & 0x3ffffu) >> 4) | ((uint64_t)(W9_LBO >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32);
 }
 
+/* The descriptor of the block `bytes` (a multiple of 16) past the one `d` describes: the start
+ * field is the address over 16 and shared addresses stay under 2^18, so the sum never carries out of
+ * it. One add where rebuilding the descriptor from the address masks, shifts and merges again: the
+ * walkers take each k-step's descriptors from one a tile. */
+__device__ __forceinline__ uint64_t w9_desc_add(uint64_t d, uint32_t bytes) { return d + (bytes >> 4); }
+
 /* The same for a K-major operand in the 64-byte-swizzle layout (w9_sw64_off) whose 8-row groups are
  * 512 bytes apart; a k-step inside a 64-byte slice starts 32 bytes in (the swizzle is a function of the
  * address, so the start may move inside the pattern). The leading offset (between slices) matters
