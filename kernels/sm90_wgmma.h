@@ -76,7 +76,7 @@ __device__ __forceinline__ uint32_t w9_smem_addr(const void *p) { return (uint32
 
 /* Descriptor of the operand block whose first row / first k byte sits at shared address `addr`:
  * start (bits 0-13, >> 4), LBO (16-29), SBO (32-45), swizzle mode 0 (none, bits 62-63). */
-__device__ __forceinline__ uint64_t w9_desc(uint32_t addr, uint32_t sbo)
+__host__ __device__ __forceinline__ uint64_t w9_desc(uint32_t addr, uint32_t sbo)
 {
     return (uint64_t)((addr & 0x3ffffu) >> 4) | ((uint64_t)(W9_LBO >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32);
 }
@@ -85,13 +85,13 @@ __device__ __forceinline__ uint64_t w9_desc(uint32_t addr, uint32_t sbo)
  * field is the address over 16 and shared addresses stay under 2^18, so the sum never carries out of
  * it. One add where rebuilding the descriptor from the address masks, shifts and merges again: the
  * walkers take each k-step's descriptors from one a tile. */
-__device__ __forceinline__ uint64_t w9_desc_add(uint64_t d, uint32_t bytes) { return d + (bytes >> 4); }
+__host__ __device__ __forceinline__ uint64_t w9_desc_add(uint64_t d, uint32_t bytes) { return d + (bytes >> 4); }
 
 /* The same for a K-major operand in the 64-byte-swizzle layout (w9_sw64_off) whose 8-row groups are
  * 512 bytes apart; a k-step inside a 64-byte slice starts 32 bytes in (the swizzle is a function of the
  * address, so the start may move inside the pattern). The leading offset (between slices) matters
  * only to a k-step wider than a slice; it is given anyway. */
-__device__ __forceinline__ uint64_t w9_desc_sw64(uint32_t addr, uint32_t slice_stride)
+__host__ __device__ __forceinline__ uint64_t w9_desc_sw64(uint32_t addr, uint32_t slice_stride)
 {
     return (uint64_t)((addr & 0x3ffffu) >> 4) | ((uint64_t)(slice_stride >> 4) << 16) | ((uint64_t)(512 >> 4) << 32) |
            (2ull << 62);

@@ -425,15 +425,32 @@ template <int N> static int test_f16(void)
     return compare(name, got, want, 64 * N);
 }
 
+/* w9_desc_add: a tile's descriptor plus a step's offset is the descriptor built from the step's address,
+ * for every 16-aligned shared address of a block and every offset the walkers add (the K tile's 18
+ * score steps in the 64-byte swizzle, Q's, P^T's four 16-token steps). Host arithmetic only. */
+static int test_desc_add(void)
+{
+    long bad = 0;
+    for (uint32_t a = 0; a < 232448; a += 16)
+        for (int k = 0; k < MB_DK / 32; k++) {
+            const uint32_t ok = w9_sw64_off(0, 32 * k, S9_TILE), oq = w9_off(0, 32 * k, S9_KSBO), op = w9_off(0, 32 * (k % 4), S9_HSBO);
+            bad += a + ok < 232448 && w9_desc_add(w9_desc_sw64(a, S9_SLICE), ok) != w9_desc_sw64(a + ok, S9_SLICE);
+            bad += a + oq < 232448 && w9_desc_add(w9_desc(a, S9_KSBO), oq) != w9_desc(a + oq, S9_KSBO);
+            bad += a + op < 232448 && w9_desc_add(w9_desc(a, S9_HSBO), op) != w9_desc(a + op, S9_HSBO);
+        }
+    printf("%-28s %ld mismatches  %s\n", "descriptor plus offset", bad, bad ? "FAIL" : "ok");
+    return bad != 0;
+}
+
 int main(void)
 {
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
     if (p.major != 9) { fprintf(stderr, "sm90-layout-test: needs a Hopper GPU (found sm_%d%d)\n", p.major, p.minor); return 4; }
     int failed = test_tma() + test_cast() + test_store_pt() + test_vreg<16>() + test_vreg<32>() + test_fp8<8, 18>(0) +
-                 test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) + test_f16<64>();
+                 test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) + test_f16<64>() + test_desc_add();
     test_fp8<32, 18>(1); test_fp8<32, 6>(1); test_fp8<32, 3>(1); test_fp8<32, 2>(1); test_fp8<32, 1>(1);
     probe_peaked();
-    printf("%d passed, %d failed\n", 10 - failed, failed);
+    printf("%d passed, %d failed\n", 11 - failed, failed);
     return failed ? 1 : 0;
 }
