@@ -58,7 +58,7 @@ typedef struct mb_decode_args {
     mb_pages_t pages;            /* where each logical token lives in the cache (mb_kv_row) */
     const mb_work_t *work;       /* [units] */
     const int32_t *work_indptr;  /* [ctas + 1] */
-    int num_ctas;
+    int num_ctas, num_units;
     int heads, q_len, causal;
     int rows_per_unit;           /* row stride of a partial slot */
     float *partial_o;            /* [slots][rows_per_unit][512], normalised */

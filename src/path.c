@@ -229,7 +229,7 @@ int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen)
     mb_decode_args_t d = { ws->q_fp8, c->q_quant == MB_Q_NONE ? ws->q_bf16 : NULL,
                            mb_ws_fused_cast(ws) ? ws->q_bf16 : NULL, ws->kv_fp8, ws->kv_scale,
                            ws->q_scale, (float)(1.0 / sqrt((double)MB_DK)),
-                           pe->d_qo, pe->d_kv, ws->pages, pe->d_work, pe->d_work_indptr, p->num_ctas,
+                           pe->d_qo, pe->d_kv, ws->pages, pe->d_work, pe->d_work_indptr, p->num_ctas, p->num_units,
                            c->heads, c->q_len, c->causal, ws->kinfo.rows_per_unit,
                            ws->partial_o, ws->partial_lse, ws->out, ws->fault, ws->kv_map };
     mb_combine_args_t cb = { pe->d_reduce, p->num_reduce, ws->kinfo.rows_per_unit, c->heads, p->splits_max, pe->d_qo,
