@@ -292,7 +292,7 @@ using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>, std::cond
 
 template <int N, bool RS>
 __global__ void __launch_bounds__(S9_THREADS, 1)
-    decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a, const __grid_constant__ CUtensorMap map)
+    decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a)
 {
 #if W9_ENABLED
     extern __shared__ __align__(128) uint8_t smem[];
@@ -307,6 +307,7 @@ __global__ void __launch_bounds__(S9_THREADS, 1)
      * take SMs as they come free and fetch their plan entries under this grid's tail. */
     MB_START_DEPENDENTS();
     const unit_scales sc = unit_scales_of(a);
+    const CUtensorMap *map = (const CUtensorMap *)a.kv_map.desc;   /* unused when tiles go by cp.async */
     uint32_t seq = 0;
     /* A CTA's first unit is unit blockIdx.x wherever every CTA before it holds one unit (every plan with
      * as many units as CTAs: all of mixed-mla's): loaded beside the CTA's work_indptr entries, it starts
@@ -317,9 +318,9 @@ __global__ void __launch_bounds__(S9_THREADS, 1)
     mb_work_t u = w0 == (int)blockIdx.x ? guess : a.work[w0];   /* a CTA holds at least one unit (plan.c) */
     for (int w = w0; w < w1; w++) {
         if (w > w0) u = a.work[w];
-        if constexpr (N <= S9_PP_ROWS) unit_run_pp<N>(sm, a, &map, u, sc, seq);
-        else if constexpr (RS) unit_run_rs<N>(sm, a, &map, u, sc, seq);
-        else unit_run<N>(sm, a, &map, u, sc, seq);
+        if constexpr (N <= S9_PP_ROWS) unit_run_pp<N>(sm, a, map, u, sc, seq);
+        else if constexpr (RS) unit_run_rs<N>(sm, a, map, u, sc, seq);
+        else unit_run<N>(sm, a, map, u, sc, seq);
     }
 #endif
 }
@@ -333,9 +334,9 @@ template <int N, bool RS = false> static hipError_t s9_setup(void)
                                (int)s9_smem_bytes<N, RS>());
 }
 
-template <int N, bool RS> static void s9_launch(const mb_decode_args_t *a, const CUtensorMap &map, hipStream_t s)
+template <int N, bool RS> static void s9_launch(const mb_decode_args_t *a, hipStream_t s)
 {
-    decode_sm90_kernel<N, RS><<<a->num_ctas, S9_THREADS, s9_smem_bytes<N, RS>(), s>>>(*a, map);
+    decode_sm90_kernel<N, RS><<<a->num_ctas, S9_THREADS, s9_smem_bytes<N, RS>(), s>>>(*a);
 }
 
 extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
@@ -360,13 +361,11 @@ extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream
 {
     /* bf16 Q against fp8 KV (q_quant "none") is the portable kernel's. */
     if (a->rows_per_unit != S9_MAX_ROWS || a->num_ctas < 1 || a->q_bf16) return hipErrorInvalidValue;
-    CUtensorMap map;   /* unused (zeros) when tiles go by cp.async */
-    memcpy(&map, a->kv_map.desc, sizeof map);
     int rows = a->heads * a->q_len;
     const bool rs = a->kv_map.whole_tile;   /* the rows-split walker needs TMA tiles (sm90_unit_rs.h) */
-    if (rows <= 16) s9_launch<16, false>(a, map, s);
-    else if (rows <= 32) rs ? s9_launch<32, true>(a, map, s) : s9_launch<32, false>(a, map, s);
-    else rs ? s9_launch<64, true>(a, map, s) : s9_launch<64, false>(a, map, s);
+    if (rows <= 16) s9_launch<16, false>(a, s);
+    else if (rows <= 32) rs ? s9_launch<32, true>(a, s) : s9_launch<32, false>(a, s);
+    else rs ? s9_launch<64, true>(a, s) : s9_launch<64, false>(a, s);
     return MB_LAUNCH_RESULT();
 }
 

@@ -39,9 +39,15 @@ typedef struct mb_pages {
 
 /* A kernel's own description of the KV cache, made once per workspace (mb_kernel_info_t.describe_kv):
  * for sm90 whether its tiles are runs of the cache, and if so the TMA unit's tensor map of it (a
- * CUtensorMap, opaque here). */
+ * CUtensorMap, opaque here), 64-byte aligned as the unit requires: the sm90 kernel hands it the one
+ * inside its (__grid_constant__) arguments. */
+#ifdef __cplusplus
+#define MB_ALIGN64 alignas(64)
+#else
+#define MB_ALIGN64 _Alignas(64)
+#endif
 typedef struct mb_kv_map {
-    uint64_t desc[16];
+    MB_ALIGN64 uint64_t desc[16];
     int whole_tile;              /* tiles by one TMA box each (else cp.async through the page table) */
 } mb_kv_map_t;
 
