@@ -258,20 +258,32 @@ __device__ __forceinline__ void w9_f16x2_pairs(uint32_t v, uint32_t &even, uint3
  * inside the warp's block: row g is dim dim0 + 2g and row g + 8 is dim dim0 + 2g + 1 — so one
  * ldmatrix.trans of the two 8-token core matrices hands the lane exactly [tok 2t: d, d+1][tok 2t+1:
  * d, d+1] (d = 2g), the pairs [b0 b2] and [b1 b3] of which are rows g and g + 8 (w9_f16x2_pairs).
- * Values are the codes' own: the conversion unit's f16 is exact. */
-__device__ __forceinline__ void w9_vt_fragment(uint32_t a[4], uint32_t tile, int tok0, int dim0, int rows)
+ * Values are the codes' own: the conversion unit's f16 is exact. w9_vt_load issues the ldmatrix, w9_vt_widen
+ * makes the fragment of its two words, w9_vt_fragment does both. */
+__device__ __forceinline__ void w9_vt_load(uint32_t raw[2], uint32_t tile, int tok0, int dim0, int rows)
 {
 #if W9_ENABLED
     const int lane = threadIdx.x % 32;
-    uint32_t r0, r1;
     uint32_t src = tile + w9_sw64_off(tok0 + (lane / 8) * 8 + lane % 8, dim0, rows);   /* lanes 0-7, 8-15 used */
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(src));
-    w9_f16x2_pairs(r0, a[0], a[1]);
-    w9_f16x2_pairs(r1, a[2], a[3]);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(raw[0]), "=r"(raw[1]) : "r"(src));
 #else
     (void)tile; (void)tok0; (void)dim0; (void)rows;
-    a[0] = a[1] = a[2] = a[3] = 0;
+    raw[0] = raw[1] = 0;
 #endif
+}
+/* Apart from the load, so that a walker can have the next step's loads in flight while it widens and
+ * multiplies this one's: in v48 each step widened the words of loads it had just issued, and their
+ * latency was the PRMTs' short-scoreboard stalls, ~13 % of b128-q1's and b128-q4's samples. */
+__device__ __forceinline__ void w9_vt_widen(uint32_t a[4], const uint32_t raw[2])
+{
+    w9_f16x2_pairs(raw[0], a[0], a[1]);
+    w9_f16x2_pairs(raw[1], a[2], a[3]);
+}
+__device__ __forceinline__ void w9_vt_fragment(uint32_t a[4], uint32_t tile, int tok0, int dim0, int rows)
+{
+    uint32_t raw[2];
+    w9_vt_load(raw, tile, tok0, dim0, rows);
+    w9_vt_widen(a, raw);
 }
 
 #endif
