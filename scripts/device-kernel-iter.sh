@@ -31,7 +31,7 @@ echo "correctness: exit $?; failing: $(awk -F, 'NR > 1 && $NF != "pass"' "$W/c/c
 for f in drop-token wrong-scale split-shift; do
     timeout -k 10 -s INT 60 $B run --quiet --kernel sm90 --inject-fault "$f" --out "$W/n-$f" tests/gpu/negative.json > /dev/null 2>&1
     echo "$f: caught in $(awk -F, 'NR > 1 && $NF == "fail"' "$W/n-$f/negative.csv" | wc -l) of $(($(wc -l < "$W/n-$f/negative.csv") - 1))"
-done
+done | tee "$W/planted-bugs.log"   # filed as is by scripts/collect-step.sh
 timeout -k 10 -s INT 120 $B run --quiet --kernel sm90 --out "$W/m" "${CONFIG:-configs/mixed-mla.json}" > "$W/run.log" 2>&1
 head -n 20 "$W/run.log"
 fi
