@@ -15,7 +15,8 @@ issue slots go, when a kernel is bound by how many instructions it runs rather t
 With --phases, the samples and executed warp instructions of a unit's three parts, split where the
 code's first and last wgmma sit: before (the plan, Q's load and cast, each tile's top: its waits and
 copy issue), the tile span, after (the loop's end, the row sums and stores). Where a short unit's time
-goes, when its tile work is not most of it.
+goes, when its tile work is not most of it. Where the score wgmmas (QGMMA) all come before the P V's
+(HGMMA), the tile span is split too: scores, the softmax between them, P V.
 
     scripts/ncu-hot.py --phases src-32-4-16-1024.csv
 """
@@ -48,10 +49,15 @@ def phases(header, data):
     base = int(data[0][addr], 16)
     rows = [(int(r[addr], 16) - base, r[src], float(r[samples] or 0), float(r[executed] or 0)) for r in data]
     gmma = [a for a, s, _, e in rows if "GMMA" in s and e > 0]
+    qg = [a for a, s, _, e in rows if "QGMMA" in s and e > 0]
+    hg = [a for a, s, _, e in rows if "HGMMA" in s and e > 0]
     ts, te = sum(r[2] for r in rows), sum(r[3] for r in rows)
     print(f"{ts:.0f} samples, {te:.0f} warp instructions executed")
-    for name, lo, hi in (("before the first wgmma", 0, min(gmma) - 1), ("wgmma span", min(gmma), max(gmma)),
-                         ("after the last wgmma", max(gmma) + 1, rows[-1][0])):
+    spans = [("before the first wgmma", 0, min(gmma) - 1), ("wgmma span", min(gmma), max(gmma))]
+    if qg and hg and max(qg) < min(hg):   # a tile's parts, where its code runs scores, softmax, P V in order
+        spans += [("  score wgmmas", min(qg), max(qg)), ("  softmax (between)", max(qg) + 1, min(hg) - 1),
+                  ("  P V wgmmas", min(hg), max(hg))]
+    for name, lo, hi in spans + [("after the last wgmma", max(gmma) + 1, rows[-1][0])]:
         n = sum(r[2] for r in rows if lo <= r[0] <= hi)
         e = sum(r[3] for r in rows if lo <= r[0] <= hi)
         print(f"{name:24s} {lo:06x}-{hi:06x}  samples {100 * n / ts:5.1f}%  instructions {100 * e / te:5.1f}%")
