@@ -7,6 +7,10 @@ typed by hand. Run from the repository root; paste the output over the table it 
   scripts/readme-tables.py ablation | paged | accuracy   from results/h200/<name>/<name>.csv
 
 A SOURCE is a CSV path, or REV:PATH for a table as it was committed at REV (older kernels' columns).
+
+  scripts/readme-tables.py --check README.md          exit 1 unless every row of the ablation, paged
+                                                      and accuracy tables is in the file as printed (CI;
+                                                      the stands table takes its columns as arguments)
 """
 import csv
 import io
@@ -100,9 +104,32 @@ def accuracy():
     table(["q_std"] + stds, body)
 
 
+def check(path):
+    """The file's tables against the result files: a number edited by hand, or tables left behind
+    when the results were re-measured, fail here."""
+    with open(path) as f:
+        have = {line.strip() for line in f}
+    missing = []
+    for kind in ("ablation", "paged", "accuracy"):
+        out = io.StringIO()
+        stdout, sys.stdout = sys.stdout, out
+        try:
+            globals()[kind]()
+        finally:
+            sys.stdout = stdout
+        missing += [f"{kind}: {row}" for row in out.getvalue().splitlines() if row.strip() not in have]
+    for m in missing:
+        print(f"readme-tables: {path} lacks {m}", file=sys.stderr)
+    if missing:
+        sys.exit(1)
+    print(f"readme-tables: {path}'s ablation, paged and accuracy tables match results/h200/")
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
-    if what == "stands" and len(sys.argv) > 2:
+    if what == "--check" and len(sys.argv) == 3:
+        check(sys.argv[2])
+    elif what == "stands" and len(sys.argv) > 2:
         stands(sys.argv[2:])
     elif what in ("ablation", "paged", "accuracy") and len(sys.argv) == 2:
         globals()[what]()
