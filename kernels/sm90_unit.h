@@ -437,6 +437,39 @@ __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&
     rescale_o<RB>(o, alpha, moved);
 }
 
+/* The P V of a tile with V^T as the register operand (the 16-row and rows-split walkers): O^T += V^T P^T
+ * over its 64 tokens, P^T at descriptor pd, o[mb][...] the 64-dim block mb (w9_vt_fragment's order).
+ * A step takes F of the 8 dim blocks over 16 tokens: F = 8 where the registers allow, 4 at 64 rows
+ * (all eight blocks at once spilled there). Its V^T codes are loaded (pv_load, into raw) one step
+ * ahead of their widening, step 0's by the walker before its softmax: in v48 each step widened the
+ * words of loads it had just issued, and waited for them (v49). The fragments are in two sets: a
+ * set is rebuilt only after the wgmmas of two steps back, which read it, are done. */
+template <int F>
+__device__ __forceinline__ void pv_load(uint32_t (&raw)[F][2], uint32_t st, int k, int warp)
+{
+    constexpr int H = 8 / F;       /* steps a 16-token step */
+#pragma unroll
+    for (int i = 0; i < F; i++) w9_vt_load(raw[i], st, 16 * (k / H), 64 * (F * (k % H) + i) + 16 * warp, S9_TILE);
+}
+template <int NH, int F>
+__device__ __forceinline__ void pv_tile(float (&o)[8][NH / 2], uint32_t (&raw)[F][2], uint32_t st, uint64_t pd, int warp)
+{
+    constexpr int H = 8 / F, STEPS = H * S9_TILE / 16;
+    uint32_t f[2][F][4];
+#pragma unroll
+    for (int k = 0; k < STEPS; k++) {
+        if (k >= 2) w9_wait<1>();
+#pragma unroll
+        for (int i = 0; i < F; i++) w9_vt_widen(f[k % 2][i], raw[i]);
+        w9_fence();
+#pragma unroll
+        for (int i = 0; i < F; i++)
+            w9_f16_ra<NH>::mma(o[F * (k % H) + i], f[k % 2][i], w9_desc_add(pd, w9_off(0, 32 * (k / H), S9_HSBO)));
+        w9_commit();
+        if (k + 1 < STEPS) pv_load<F>(raw, st, k + 1, warp);
+    }
+}
+
 /* Each of the thread's rows' l summed over the 8 lanes of its column, to red (the warp's slot); the
  * walker adds the 4 warps' after a warpgroup barrier. */
 template <int RB>

@@ -82,31 +82,12 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
          * registers. */
         float s[N / 2];
         score_tile<N, 4>(s, st, q_addr);
-        /* V^T's codes for a 16-token step; step k + 1's are loaded while step k is widened and
-         * multiplied, step 0's under the softmax. */
-        uint32_t raw[8][2];
-        auto load_step = [&](int k) {
-#pragma unroll
-            for (int mb = 0; mb < 8; mb++) w9_vt_load(raw[mb], st, 16 * k, 64 * mb + 16 * warp, S9_TILE);
-        };
-        load_step(0);
+        uint32_t raw[8][2];        /* V^T's codes of a P V step, step 0's loaded under the softmax (pv_tile) */
+        pv_load<8>(raw, st, 0, warp);
         mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);
         /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
         softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, j == 0);
-        uint32_t f[2][8][4];       /* two sets of V^T fragments: see decode_sm90.hip */
-        const uint64_t pd = w9_desc(p_addr, S9_HSBO);
-#pragma unroll
-        for (int k = 0; k < S9_TILE / 16; k++) {
-            if (k >= 2) w9_wait<1>();
-#pragma unroll
-            for (int mb = 0; mb < 8; mb++) w9_vt_widen(f[k % 2][mb], raw[mb]);
-            w9_fence();
-#pragma unroll
-            for (int mb = 0; mb < 8; mb++)
-                w9_f16_ra<N>::mma(o[mb], f[k % 2][mb], w9_desc_add(pd, w9_off(0, 32 * k, S9_HSBO)));
-            w9_commit();
-            if (k + 1 < S9_TILE / 16) load_step(k + 1);
-        }
+        pv_tile<N, 8>(o, raw, st, w9_desc(p_addr, S9_HSBO), warp);
     }
     w9_wait<0>();
 

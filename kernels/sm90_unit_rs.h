@@ -175,34 +175,13 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
          * then the softmax; each thread's O holds the same rows as its scores. */
         float s[NH / 2];
         score_tile<NH, N == 64 ? 2 : 4>(s, st, q_addr);
-        /* V^T's codes for half the value dims of a 16-token step; step k + 1's are loaded while step k
-         * is widened and multiplied, step 0's under the softmax. */
-        uint32_t raw[4][2];
-        auto load_step = [&](int k) {
-#pragma unroll
-            for (int i = 0; i < 4; i++) w9_vt_load(raw[i], st, 16 * (k / 2), 64 * (4 * (k % 2) + i) + 16 * warp, S9_TILE);
-        };
-        load_step(0);
+        uint32_t raw[4][2];        /* V^T's codes of a P V step, step 0's loaded under the softmax (pv_tile) */
+        pv_load<4>(raw, st, 0, warp);
         mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);
         /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
         softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, it == 0);
         if (it > 0) release(it - 1);
-        /* The fragments of a step, in two sets: a set is rebuilt only after the wgmmas of two steps
-         * back, which read it, are done (all eight dim blocks at once spilled at 64 rows). */
-        uint32_t f[2][4][4];
-        const uint64_t pd = w9_desc(p_addr, S9_HSBO);
-#pragma unroll
-        for (int k = 0; k < 2 * S9_TILE / 16; k++) {
-            if (k >= 2) w9_wait<1>();
-#pragma unroll
-            for (int i = 0; i < 4; i++) w9_vt_widen(f[k % 2][i], raw[i]);
-            w9_fence();
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-                w9_f16_ra<NH>::mma(o[4 * (k % 2) + i], f[k % 2][i], w9_desc_add(pd, w9_off(0, 32 * (k / 2), S9_HSBO)));
-            w9_commit();
-            if (k + 1 < 2 * S9_TILE / 16) load_step(k + 1);
-        }
+        pv_tile<NH, 4>(o, raw, st, w9_desc(p_addr, S9_HSBO), warp);
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
     }
     w9_wait<0>();
