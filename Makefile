@@ -3,6 +3,7 @@
 #   GPU=nvidia|amd   which toolchain (default: nvidia if nvcc is found, else amd if hipcc is found)
 #   ARCH=gfx942      AMD target for GPU=amd and kernels-amd
 #   WERROR=1         warnings are errors (CI)
+#   TRACE=1          the sm90 rows-split walker stamps its tiles (kernels/sm90_trace.h; MB_TRACE=file)
 
 VERSION  := 0.1.0
 BUILD    := build
@@ -20,7 +21,7 @@ CJSON_LIBS   ?= $(shell pkg-config --libs libcjson 2>/dev/null)
 WARN     := -Wall -Wextra $(if $(WERROR),-Werror)
 CFLAGS   := -std=c11 -O2 -g $(WARN) -D_GNU_SOURCE
 # fp32 denormals must be kept: the kernels decode fp8 subnormals through float denormals.
-NVFLAGS  := -x cu -std=c++17 -O3 -Xcompiler "$(WARN)" -Xptxas -warn-spills -gencode=arch=compute_90a,code=sm_90a
+NVFLAGS  := -x cu -std=c++17 -O3 -Xcompiler "$(WARN)" -Xptxas -warn-spills -gencode=arch=compute_90a,code=sm_90a $(if $(TRACE),-DMB_TRACE)
 # Portable kernels also carry PTX that any later NVIDIA GPU can compile at load; *_sm90 kernels are
 # Hopper code only and are never launched elsewhere.
 PTX_FALLBACK := -gencode=arch=compute_80,code=compute_80

@@ -33,6 +33,8 @@
 #include "common.h"
 
 #if MB_HAVE_SM90
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "sm90_unit.h"
 #include "sm90_unit_pp.h"
@@ -357,16 +359,61 @@ extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
     return hipSuccess;
 }
 
+#ifdef MB_TRACE
+/* Trace builds (sm90_trace.h): a launch outside a graph capture, with MB_TRACE naming a file, clears
+ * the stamps first and writes them to the file once it has run (the last such launch wins): five
+ * uint32 (the magic "S9TR", CTAs, tiles, fields, the SM clock's kHz), then the stamps as uint64
+ * [CTA][tile][field], 0 where nothing was stamped. Graph replays leave the stamps alone. */
+static hipError_t s9_trace_begin(hipStream_t s, const char **path)
+{
+    hipStreamCaptureStatus st;
+    hipError_t e = hipStreamIsCapturing(s, &st);
+    *path = e == hipSuccess && st == hipStreamCaptureStatusNone ? getenv("MB_TRACE") : NULL;
+    void *p;
+    if (!*path || (e = hipGetSymbolAddress(&p, s9_trace_buf)) != hipSuccess) return e;
+    return hipMemsetAsync(p, 0, sizeof s9_trace_buf, s);
+}
+
+static hipError_t s9_trace_end(hipStream_t s, const char *path)
+{
+    static uint64_t host[S9_TRACE_CTAS][S9_TRACE_TILES][S9T_FIELDS];
+    int dev = 0, khz = 0;
+    hipError_t e;
+    if ((e = hipStreamSynchronize(s)) != hipSuccess || (e = hipMemcpyFromSymbol(host, s9_trace_buf, sizeof host)) != hipSuccess ||
+        (e = hipGetDevice(&dev)) != hipSuccess || (e = hipDeviceGetAttribute(&khz, hipDeviceAttributeClockRate, dev)) != hipSuccess)
+        return e;
+    const uint32_t head[5] = { 0x52543953u, S9_TRACE_CTAS, S9_TRACE_TILES, S9T_FIELDS, (uint32_t)khz };
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(head, sizeof head, 1, f) == 1 && fwrite(host, sizeof host, 1, f) == 1;
+    if (f && fclose(f) != 0) ok = false;
+    if (!ok) {
+        fprintf(stderr, "mla-bench: MB_TRACE: cannot write %s\n", path);
+        return hipErrorInvalidValue;
+    }
+    return hipSuccess;
+}
+#endif
+
 extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream_t s)
 {
     /* bf16 Q against fp8 KV (q_quant "none") is the portable kernel's. */
     if (a->rows_per_unit != S9_MAX_ROWS || a->num_ctas < 1 || a->q_bf16) return hipErrorInvalidValue;
     int rows = a->heads * a->q_len;
     const bool rs = a->kv_map.whole_tile;   /* the rows-split walker needs TMA tiles (sm90_unit_rs.h) */
+#ifdef MB_TRACE
+    const char *trace;
+    hipError_t te = s9_trace_begin(s, &trace);
+    if (te != hipSuccess) return te;
+#endif
     if (rows <= 16) s9_launch<16, false>(a, s);
     else if (rows <= 32) rs ? s9_launch<32, true>(a, s) : s9_launch<32, false>(a, s);
     else rs ? s9_launch<64, true>(a, s) : s9_launch<64, false>(a, s);
+#ifdef MB_TRACE
+    if ((te = MB_LAUNCH_RESULT()) != hipSuccess || !trace) return te;
+    return s9_trace_end(s, trace);
+#else
     return MB_LAUNCH_RESULT();
+#endif
 }
 
 /* A tensor map for the TMA unit where tiles are runs of the cache (issue_tile); none for other pages. */

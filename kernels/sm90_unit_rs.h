@@ -17,6 +17,7 @@
 #ifndef MB_SM90_UNIT_RS_H
 #define MB_SM90_UNIT_RS_H
 
+#include "sm90_trace.h"
 #include "sm90_unit.h"
 
 #define S9_RS_STAGES 3
@@ -115,6 +116,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
             for (int s = from; s < to && s < ntiles; s++) {
                 const uint32_t c = (seq0 + s) % S;
                 issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
+                s9_stamp(seq0 + s, S9T_ISSUE);
             }
     };
     issue_first(0, early);
@@ -151,8 +153,10 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     auto release = [&](int it) {
         if (wt == 0) {
             const uint32_t c = (seq0 + it) % S;
-            if (rs_count(&sm.released[c]) % S9_RS_RELEASES == S9_RS_RELEASES - 1 && it + S < ntiles)
+            if (rs_count(&sm.released[c]) % S9_RS_RELEASES == S9_RS_RELEASES - 1 && it + S < ntiles) {
                 issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + (it + S) * S9_TILE, kv_end, 0, 1);
+                s9_stamp(seq0 + it + S, S9T_ISSUE);
+            }
         }
     };
 
@@ -169,7 +173,9 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
          * warpgroup first: hence two buffers). (Left in flight into the score steps, its accumulators
          * made ptxas serialize every wgmma of the kernel: warning C7514.) */
         w9_wait<0>();
+        if (wt == 0) s9_stamp(seq0 + it, S9T_TOP + wg);
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_READY + wg);
 
         /* S^T for this warpgroup's rows (score_tile: at 64 rows the registers allow a ring of two),
          * then the softmax; each thread's O holds the same rows as its scores. */
@@ -180,9 +186,11 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);
         /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
         softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, it == 0);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_SOFTMAX + wg);
         if (it > 0) release(it - 1);
         pv_tile<NH, 4>(o, raw, st, w9_desc(p_addr, S9_HSBO), warp);
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
+        if (wt == 0) s9_stamp(seq0 + it, S9T_END + wg);
     }
     w9_wait<0>();
 

@@ -1,0 +1,36 @@
+/* Per-tile clock stamps of the rows-split walker (sm90_unit_rs.h), in builds made with `make TRACE=1`
+ * only: when each tile's copy was issued, and when each warpgroup reached the tile, had its data, had
+ * finished its softmax and had issued its P V. Profiles sample where warps wait; these stamps say for
+ * what, in time: how far the warpgroups drift apart, how long a copy takes from issue to landing, and
+ * how much of that the ring hides (scripts/trace-tiles.py reads them). One thread a warpgroup stores
+ * a stamp (a clock read and a global store, no wait), so the kernel's timing moves little, but a
+ * trace build's times are not the kernel's: time the plain build. Stamps are SM clock cycles
+ * (clock64), comparable only within a CTA. Without MB_TRACE every stamp compiles to nothing. */
+#ifndef MB_SM90_TRACE_H
+#define MB_SM90_TRACE_H
+
+#include <stdint.h>
+
+/* A CTA's tiles are numbered by its copy sequence (unit_run_rs's seq0 + it), across its units. */
+#define S9_TRACE_CTAS 160
+#define S9_TRACE_TILES 512
+enum s9_trace_field {
+    S9T_ISSUE = 0,                /* the tile's copy issued */
+    S9T_TOP = 1,                  /* + warpgroup: at the tile's top, the previous P V waited for */
+    S9T_READY = 3,                /* + warpgroup: the tile's data waited for */
+    S9T_SOFTMAX = 5,              /* + warpgroup: P^T stored (softmax_to_pt returned) */
+    S9T_END = 7,                  /* + warpgroup: the P V issued, the stage's reads fenced */
+    S9T_FIELDS = 9
+};
+
+#ifdef MB_TRACE
+__device__ uint64_t s9_trace_buf[S9_TRACE_CTAS][S9_TRACE_TILES][S9T_FIELDS];
+__device__ __forceinline__ void s9_stamp(uint32_t tile, int field)
+{
+    if (blockIdx.x < S9_TRACE_CTAS && tile < S9_TRACE_TILES) s9_trace_buf[blockIdx.x][tile][field] = clock64();
+}
+#else
+__device__ __forceinline__ void s9_stamp(uint32_t, int) {}
+#endif
+
+#endif
