@@ -11,6 +11,9 @@ stamps say how the two warpgroups move against each other and against the copies
            the copy landed): the copy's latency under this load
   scores   tile top (data there) to P^T stored: score wgmmas and softmax
   P V      P^T stored to the P V issued; tail: that to the next tile's top (the P V's wait)
+  prologue a CTA's first copy issued to its first tile's top (Q's load and cast; a CTA's first unit)
+  span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, the plan's
+           reads, the stores after the last tile, the combine)
 
 Each line: 10th, 50th and 90th percentile over every tile of every CTA, in µs at the SM clock the file
 records (the maximum; clock64 counts real cycles, so under a lower clock the µs read long).
@@ -43,7 +46,7 @@ def load(path):
 
 def measures(t):
     """Per-tile measures in cycles, each a flat array over every CTA's complete tiles."""
-    m = {k: [] for k in ("period", "drift", "wait", "lead", "landing", "scores", "P V", "tail")}
+    m = {k: [] for k in ("period", "drift", "wait", "lead", "landing", "scores", "P V", "tail", "prologue", "span")}
     for c in range(t.shape[0]):
         s = t[c]
         done = np.all(s[:, TOP:END + 2] > 0, axis=1) & (s[:, ISSUE] > 0)
@@ -66,6 +69,8 @@ def measures(t):
         m["scores"] += list((s[:, SOFTMAX:SOFTMAX + 2] - s[:, READY:READY + 2]).ravel())
         m["P V"] += list((s[:, END:END + 2] - s[:, SOFTMAX:SOFTMAX + 2]).ravel())
         m["tail"] += list((top[1:] - s[:-1, END:END + 2]).ravel())
+        m["prologue"].append(top[0].min() - s[0, ISSUE])
+        m["span"].append(s[-1, END:END + 2].max() - s[0, ISSUE])
     return {k: np.array(v, dtype=float) for k, v in m.items()}
 
 
@@ -74,7 +79,7 @@ def report(t, khz, out=sys.stdout):
     if not len(m["period"]):
         sys.exit("trace-tiles: no CTA has three complete tiles (was the case a rows-split one, 32 or 64 rows, with TMA tiles?)")
     us = 1e3 / khz
-    print(f"{len(m['period']) // 2 + t.shape[0]} tiles stamped; clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
+    print(f"{len(m['wait']) // 2} tiles of {len(m['span'])} CTAs; clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
     for k, v in m.items():
         if not len(v):
             print(f"{k:8s} none", file=out)
@@ -124,6 +129,7 @@ def self_test():
         ("drift", np.median(m["drift"]), ahead / period, 0.02),
         ("landing", np.median(m["landing"]), lat, 30),
         ("scores", np.median(m["scores"]), 1800, 1),
+        ("prologue", np.median(m["prologue"]), 500, 20),
     ]
     bad = [f"{k}: {got:.3f}, expected {want} ± {tol}" for k, got, want, tol in checks if abs(got - want) > tol]
     # A planted fault must show: copies that land later than the next tile's top make every tile wait.
