@@ -20,7 +20,12 @@ enum s9_trace_field {
     S9T_READY = 3,                /* + warpgroup: the tile's data waited for */
     S9T_SOFTMAX = 5,              /* + warpgroup: P^T stored (softmax_to_pt returned) */
     S9T_END = 7,                  /* + warpgroup: the P V issued, the stage's reads fenced */
-    S9T_FIELDS = 9
+    /* A unit's start, at its first tile (thread 0): entered, Q landed in shared memory, Q cast (or,
+     * for Q cast straight from global memory or loaded as fp8, both at Q's barrier). */
+    S9T_UNIT = 9,
+    S9T_Q_LANDED = 10,
+    S9T_Q_CAST = 11,
+    S9T_FIELDS = 12
 };
 
 #ifdef MB_TRACE

@@ -119,29 +119,34 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
                 s9_stamp(seq0 + s, S9T_ISSUE);
             }
     };
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_UNIT);
     issue_first(0, early);
     if (a.q_src_cast && rs_stages_q<N>()) {
         stage_q<N>(kv0, seq0, a, qrow0, rows);
         cp_commit();
         cp_wait<0>();
         __syncthreads();
+        if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED);
         constexpr int RPS = N / rs_q_stages<N>();   /* rows a stage holds */
         cast_q_rows<N>([&](int r) -> const uint8_t * {
             return sm.kv[(seq0 + S - rs_q_stages<N>() + r / RPS) % S] + (r % RPS) * MB_DK * 2;
         }, sm.q);
         w9_fence_proxy();          /* the cast's writes (read by wgmma) and the staging's reads (before the TMA's writes) */
         __syncthreads();
+        if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_CAST);
         issue_first(early, S);
     } else if (a.q_src_cast) {
         cast_q_global<N>(sm.q, a, qrow0, rows);
         w9_fence_proxy();          /* the cast's writes are read by wgmma */
         __syncthreads();
+        if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED), s9_stamp(seq0, S9T_Q_CAST);
     } else {
         load_q<N>(nullptr, sm.q, a, qrow0, rows);
         cp_commit();
         cp_wait<0>();
         w9_fence_proxy();          /* Q, by cp.async, is read by wgmma */
         __syncthreads();
+        if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED), s9_stamp(seq0, S9T_Q_CAST);
     }
 
     /* A warpgroup's hold on tile `it` ends once all its warps have waited for their score wgmmas and

@@ -12,6 +12,9 @@ stamps say how the two warpgroups move against each other and against the copies
   scores   tile top (data there) to P^T stored: score wgmmas and softmax
   P V      P^T stored to the P V issued; tail: that to the next tile's top (the P V's wait)
   prologue a CTA's first copy issued to its first tile's top (Q's load and cast; a CTA's first unit)
+  Q load, Q cast, to top   each unit's start split (files with unit stamps, 12 fields): its start to
+           Q in shared memory, to Q cast, to its first tile's top (where Q is cast from global memory
+           or loaded as fp8, the load holds it all and the cast reads 0)
   span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, the plan's
            reads, the stores after the last tile, the combine)
 
@@ -28,6 +31,7 @@ import numpy as np
 
 MAGIC = 0x52543953
 ISSUE, TOP, READY, SOFTMAX, END = 0, 1, 3, 5, 7
+UNIT, Q_LANDED, Q_CAST = 9, 10, 11
 
 
 def load(path):
@@ -46,7 +50,8 @@ def load(path):
 
 def measures(t):
     """Per-tile measures in cycles, each a flat array over every CTA's complete tiles."""
-    m = {k: [] for k in ("period", "drift", "wait", "lead", "landing", "scores", "P V", "tail", "prologue", "span")}
+    m = {k: [] for k in ("period", "drift", "wait", "lead", "landing", "scores", "P V", "tail", "prologue", "span",
+                         "Q load", "Q cast", "to top")}
     for c in range(t.shape[0]):
         s = t[c]
         done = np.all(s[:, TOP:END + 2] > 0, axis=1) & (s[:, ISSUE] > 0)
@@ -71,6 +76,11 @@ def measures(t):
         m["tail"] += list((top[1:] - s[:-1, END:END + 2]).ravel())
         m["prologue"].append(top[0].min() - s[0, ISSUE])
         m["span"].append(s[-1, END:END + 2].max() - s[0, ISSUE])
+        if s.shape[1] > Q_CAST:
+            units = s[:, UNIT] > 0
+            m["Q load"] += list(s[units, Q_LANDED] - s[units, UNIT])
+            m["Q cast"] += list(s[units, Q_CAST] - s[units, Q_LANDED])
+            m["to top"] += list(top[units].min(axis=1) - s[units, Q_CAST])
     return {k: np.array(v, dtype=float) for k, v in m.items()}
 
 
@@ -82,7 +92,8 @@ def report(t, khz, out=sys.stdout):
     print(f"{len(m['wait']) // 2} tiles of {len(m['span'])} CTAs; clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
     for k, v in m.items():
         if not len(v):
-            print(f"{k:8s} none", file=out)
+            if k not in ("Q load", "Q cast", "to top"):   # files without unit stamps have none
+                print(f"{k:8s} none", file=out)
             continue
         p = np.percentile(v, [10, 50, 90])
         if k == "drift":
@@ -109,10 +120,11 @@ def self_test():
     the later warpgroup is done with the tile three before; the measures must find those numbers."""
     rng = np.random.default_rng(1)
     ctas, tiles, period, lat, ahead = 4, 40, 4000, 1500, 1000
-    t = np.zeros((8, 64, 9), dtype=np.int64)
+    t = np.zeros((8, 64, 12), dtype=np.int64)
     for c in range(ctas):
         clock = 10_000 + 100 * c
         issue = {j: clock - 500 for j in range(3)}
+        t[c, 0, UNIT], t[c, 0, Q_LANDED], t[c, 0, Q_CAST] = clock - 900, clock - 400, clock - 250
         for j in range(tiles):
             land = issue[j] + lat
             t[c, j, ISSUE] = issue[j]
@@ -130,6 +142,8 @@ def self_test():
         ("landing", np.median(m["landing"]), lat, 30),
         ("scores", np.median(m["scores"]), 1800, 1),
         ("prologue", np.median(m["prologue"]), 500, 20),
+        ("Q load", np.median(m["Q load"]), 500, 1),
+        ("to top", np.median(m["to top"]), 250, 20),
     ]
     bad = [f"{k}: {got:.3f}, expected {want} ± {tol}" for k, got, want, tol in checks if abs(got - want) > tol]
     # A planted fault must show: copies that land later than the next tile's top make every tile wait.
