@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Reads a cubin's machine code by opcode, without cuobjdump (this toolkit has none): for each kernel,
+its instruction count, where its wgmmas lie, and where its register spills (STL/LDL) are, inside the
+wgmma span (the tile loop: every spill there costs every tile) or outside it. What a branch's
+`-Xptxas -v` spill bytes cannot say, checked here before any device time is spent. Build the cubin as
+scripts/cubin-text-diff.py says, then
+
+    scripts/cubin-ops.py X.cubin [KERNEL-SUBSTRING]
+
+The opcode of an sm_90 instruction is the low 12 bits of its first 64-bit word; the names come from
+scripts/sm90-opcodes.txt, learnt from a device's SASS listing (the sass.txt that
+scripts/device-kernel-iter.sh brings back) with
+
+    scripts/cubin-ops.py --learn sass.txt > scripts/sm90-opcodes.txt
+
+Opcodes the listing never showed read as '?'.
+"""
+import os
+import re
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+text_sections = __import__("cubin-text-diff").text_sections
+TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sm90-opcodes.txt")
+
+
+def learn(listing):
+    names = {}
+    for line in open(listing):
+        m = re.match(r"\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_]+)[A-Z0-9_.]*.*/\* (0x[0-9a-f]{16}) \*/", line)
+        if m:
+            names.setdefault(int(m.group(2), 16) & 0xFFF, set()).add(m.group(1))
+    clash = {k: v for k, v in names.items() if len(v) > 1}
+    if clash:
+        sys.exit(f"cubin-ops: {listing}: opcodes with two names: {clash}")
+    print(f"# sm_90 opcode (low 12 bits of an instruction's first word) and its name; learnt from {os.path.basename(listing)}")
+    for k in sorted(names):
+        print(f"{k:#05x} {names[k].pop()}")
+
+
+def load_table():
+    table = {}
+    for line in open(TABLE):
+        if line.strip() and not line.startswith("#"):
+            code, name = line.split()
+            table[int(code, 16)] = name
+    return table
+
+
+def report(cubin, want):
+    table = load_table()
+    for fn, code in sorted(text_sections(cubin).items()):
+        if want not in fn:
+            continue
+        ops = [table.get(struct.unpack_from("<Q", code, o)[0] & 0xFFF, "?") for o in range(0, len(code), 16)]
+        gmma = [i for i, n in enumerate(ops) if n in ("HGMMA", "QGMMA")]
+        spills = [i for i, n in enumerate(ops) if n in ("STL", "LDL")]
+        inside = [i for i in spills if gmma and gmma[0] <= i <= gmma[-1]]
+        span = f"wgmma span {16 * gmma[0]:#x}-{16 * gmma[-1]:#x}" if gmma else "no wgmma"
+        print(f"{fn}: {len(ops)} instructions, {span}; STL/LDL {len(spills)}, {len(inside)} inside the span"
+              + (f" (at {', '.join(hex(16 * i) for i in inside)})" if inside else ""))
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--learn":
+        learn(argv[2])
+        return 0
+    if len(argv) not in (2, 3) or argv[1].startswith("-"):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    report(argv[1], argv[2] if len(argv) == 3 else "")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
