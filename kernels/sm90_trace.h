@@ -25,7 +25,8 @@ enum s9_trace_field {
     S9T_UNIT = 9,
     S9T_Q_LANDED = 10,
     S9T_Q_CAST = 11,
-    S9T_FIELDS = 12
+    S9T_SCORED = 12,              /* + warpgroup: the score wgmmas summed (score_tile returned) */
+    S9T_FIELDS = 14
 };
 
 #ifdef MB_TRACE

@@ -186,6 +186,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
          * then the softmax; each thread's O holds the same rows as its scores. */
         float s[NH / 2];
         score_tile<NH, N == 64 ? 2 : 4>(s, st, q_addr);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_SCORED + wg);
         uint32_t raw[4][2];        /* V^T's codes of a P V step, step 0's loaded under the softmax (pv_tile) */
         pv_load<4>(raw, st, 0, warp);
         mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);

@@ -9,7 +9,8 @@ stamps say how the two warpgroups move against each other and against the copies
   lead     the time from a copy's issue to the first warpgroup's arrival at that tile
   landing  issue to the data's arrival, from the tiles where some warpgroup waited (the wait ended when
            the copy landed): the copy's latency under this load
-  scores   tile top (data there) to P^T stored: score wgmmas and softmax
+  scores   tile top (data there) to P^T stored: score wgmmas and softmax; split, in files with 14
+           fields, into  wgmmas  (the data to the score wgmmas summed)  and  softmax  (that to P^T)
   P V      P^T stored to the P V issued; tail: that to the next tile's top (the P V's wait)
   prologue a CTA's first copy issued to its first tile's top (Q's load and cast; a CTA's first unit)
   Q load, Q cast, to top   each unit's start split (files with unit stamps, 12 fields): its start to
@@ -31,7 +32,7 @@ import numpy as np
 
 MAGIC = 0x52543953
 ISSUE, TOP, READY, SOFTMAX, END = 0, 1, 3, 5, 7
-UNIT, Q_LANDED, Q_CAST = 9, 10, 11
+UNIT, Q_LANDED, Q_CAST, SCORED = 9, 10, 11, 12
 
 
 def load(path):
@@ -51,7 +52,7 @@ def load(path):
 def measures(t):
     """Per-tile measures in cycles, each a flat array over every CTA's complete tiles."""
     m = {k: [] for k in ("period", "drift", "wait", "lead", "landing", "scores", "P V", "tail", "prologue", "span",
-                         "Q load", "Q cast", "to top")}
+                         "Q load", "Q cast", "to top", "wgmmas", "softmax")}
     for c in range(t.shape[0]):
         s = t[c]
         done = np.all(s[:, TOP:END + 2] > 0, axis=1) & (s[:, ISSUE] > 0)
@@ -76,6 +77,9 @@ def measures(t):
         m["tail"] += list((top[1:] - s[:-1, END:END + 2]).ravel())
         m["prologue"].append(top[0].min() - s[0, ISSUE])
         m["span"].append(s[-1, END:END + 2].max() - s[0, ISSUE])
+        if s.shape[1] > SCORED + 1:
+            m["wgmmas"] += list((s[:, SCORED:SCORED + 2] - s[:, READY:READY + 2]).ravel())
+            m["softmax"] += list((s[:, SOFTMAX:SOFTMAX + 2] - s[:, SCORED:SCORED + 2]).ravel())
         if s.shape[1] > Q_CAST:
             units = s[:, UNIT] > 0
             m["Q load"] += list(s[units, Q_LANDED] - s[units, UNIT])
@@ -92,7 +96,7 @@ def report(t, khz, out=sys.stdout):
     print(f"{len(m['wait']) // 2} tiles of {len(m['span'])} CTAs; clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
     for k, v in m.items():
         if not len(v):
-            if k not in ("Q load", "Q cast", "to top"):   # files without unit stamps have none
+            if k not in ("Q load", "Q cast", "to top", "wgmmas", "softmax"):   # older files have none
                 print(f"{k:8s} none", file=out)
             continue
         p = np.percentile(v, [10, 50, 90])
@@ -120,7 +124,7 @@ def self_test():
     the later warpgroup is done with the tile three before; the measures must find those numbers."""
     rng = np.random.default_rng(1)
     ctas, tiles, period, lat, ahead = 4, 40, 4000, 1500, 1000
-    t = np.zeros((8, 64, 12), dtype=np.int64)
+    t = np.zeros((8, 64, 14), dtype=np.int64)
     for c in range(ctas):
         clock = 10_000 + 100 * c
         issue = {j: clock - 500 for j in range(3)}
@@ -133,6 +137,7 @@ def self_test():
                 ready = max(top, land)
                 t[c, j, TOP + w], t[c, j, READY + w] = top, ready
                 t[c, j, SOFTMAX + w], t[c, j, END + w] = ready + 1800, ready + 2900
+                t[c, j, SCORED + w] = ready + 1100
             issue[j + 3] = t[c, j, END + 1]          # the later warpgroup's end frees the stage
             clock = max(clock + period, land)
     m = measures(t)
@@ -143,6 +148,7 @@ def self_test():
         ("scores", np.median(m["scores"]), 1800, 1),
         ("prologue", np.median(m["prologue"]), 500, 20),
         ("Q load", np.median(m["Q load"]), 500, 1),
+        ("softmax", np.median(m["softmax"]), 700, 1),
         ("to top", np.median(m["to top"]), 250, 20),
     ]
     bad = [f"{k}: {got:.3f}, expected {want} ± {tol}" for k, got, want, tol in checks if abs(got - want) > tol]
