@@ -2,14 +2,16 @@
 # Builds each named branch or commit into its own folder of this checkout, build-<last part of the
 # name>, so that one device call can run several kernels side by side: name the folders in the device
 # tool's `carry` and run scripts/device-kernel-iter.sh once per folder (BUILD=build-<name>). The
-# binaries embed their own commit. Needs what `make` needs; leaves no worktree behind.
+# binaries embed their own commit. Needs what `make` needs; leaves no worktree behind. With TRACE=1
+# in the environment the builds are trace builds (kernels/sm90_trace.h), in build-trace-<name>, for
+# scripts/device-trace.sh.
 #   scripts/build-branches.sh wip/paged-lookahead wip/prmt-widen
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-[ $# -gt 0 ] || { sed -n '2,6p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,8p' "$0"; exit 2; }
 for ref in "$@"; do
-    name=build-$(basename "$ref")
+    name=build-${TRACE:+trace-}$(basename "$ref")
     wt=$(mktemp -d)
     git worktree add -q --detach "$wt" "$ref"
     if ! make -C "$wt" -j"$(nproc)" BUILD="$name" > "$wt.log" 2>&1; then
