@@ -1,4 +1,5 @@
-/* Per-tile clock stamps of the rows-split walker (sm90_unit_rs.h), in builds made with `make TRACE=1`
+/* Per-tile clock stamps of the rows-split and alternate-tile walkers (sm90_unit_rs.h, sm90_unit_pp.h;
+ * not decode_sm90.hip's dims-split one, for small pages), in builds made with `make TRACE=1`
  * only: when each tile's copy was issued, and when each warpgroup reached the tile, had its data, had
  * finished its softmax and had issued its P V. Profiles sample where warps wait; these stamps say for
  * what, in time: how far the warpgroups drift apart, how long a copy takes from issue to landing, and
@@ -11,7 +12,9 @@
 
 #include <stdint.h>
 
-/* A CTA's tiles are numbered by its copy sequence (unit_run_rs's seq0 + it), across its units. */
+/* A CTA's tiles are numbered by its copy sequence, across its units: unit_run_rs's seq0 + it, both
+ * warpgroups stamping each tile; unit_run_pp's warpgroup w stamps its j-th tile at 2 (seq0 + j) + w
+ * (its seq counts its own tiles), the other warpgroup's fields of that slot left 0. */
 #define S9_TRACE_CTAS 160
 #define S9_TRACE_TILES 512
 enum s9_trace_field {

@@ -10,6 +10,7 @@
 #ifndef MB_SM90_UNIT_PP_H
 #define MB_SM90_UNIT_PP_H
 
+#include "sm90_trace.h"
 #include "sm90_unit.h"
 
 #define S9_PP_ROWS 16
@@ -47,18 +48,28 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
      * parity ((seq0 + j) / 2) % 2 (seq counts per thread, so per warpgroup). */
     const uint32_t seq0 = seq;
     seq += nt;
-    if (nt > 0)
+    /* The trace's tile slots (sm90_trace.h): warpgroup w's j-th tile is slot 2 (seq0 + j) + w. */
+    auto slot = [&](int j) { return 2 * (seq0 + j) + wg; };
+    if (threadIdx.x == 0) s9_stamp(slot(0), S9T_UNIT);
+    if (nt > 0) {
         issue_tile(kv0 + (seq0 % S9_PP_STAGES) * S9_TILE_BYTES, &sm.bar[wg][seq0 % S9_PP_STAGES], map, a, b,
                    u.kv_begin + wg * S9_TILE, kv_end, wt, S9_PP_WG);
+        if (wt == 0) s9_stamp(slot(0), S9T_ISSUE);
+    }
     load_q<N>(sm.staging, sm.q, a, qrow0, rows);
     cp_commit();
     cp_wait<0>();
     if (a.q_src_cast) {
         __syncthreads();
+        if (threadIdx.x == 0) s9_stamp(slot(0), S9T_Q_LANDED);
         cast_q<N>(sm.staging, sm.q);
     }
     w9_fence_proxy();              /* Q, by cp.async or the cast, is read by wgmma */
     __syncthreads();               /* ...of both warpgroups; the staging area is P^T from here */
+    if (threadIdx.x == 0) {
+        if (!a.q_src_cast) s9_stamp(slot(0), S9T_Q_LANDED);
+        s9_stamp(slot(0), S9T_Q_CAST);
+    }
 
     int end[RB][2];                /* the token end of each of this thread's rows */
     float m[RB][2], l[RB][2], o[8][N / 2];
@@ -69,12 +80,15 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
         const int t0 = u.kv_begin + (wg + 2 * j) * S9_TILE;
         const uint32_t c = (seq0 + j) % S9_PP_STAGES, st = kv0 + c * S9_TILE_BYTES;
         w9_wait<0>();              /* this warp's part of the previous tile's P V no longer reads P^T */
+        if (wt == 0) s9_stamp(slot(j), S9T_TOP + wg);
         tile_wait(a, &sm.bar[wg][c], ((seq0 + j) / S9_PP_STAGES) & 1, false);
+        if (wt == 0) s9_stamp(slot(j), S9T_READY + wg);
         w9_fence_proxy();          /* this thread's reads of the previous stage before the copy into it */
         wg_sync(wg);               /* the warpgroup is past its previous tile: that stage and P^T are free */
         if (j + 1 < nt) {
             const uint32_t n = (seq0 + j + 1) % S9_PP_STAGES;
             issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[wg][n], map, a, b, t0 + 2 * S9_TILE, kv_end, wt, S9_PP_WG);
+            if (wt == 0) s9_stamp(slot(j + 1), S9T_ISSUE);
         }
 
         /* S^T for every row (score_tile: a ring of four accumulators, three in flight), then the
@@ -82,12 +96,15 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
          * registers. */
         float s[N / 2];
         score_tile<N, 4>(s, st, q_addr);
+        if (wt == 0) s9_stamp(slot(j), S9T_SCORED + wg);
         uint32_t raw[8][2];        /* V^T's codes of a P V step, step 0's loaded under the softmax (pv_tile) */
         pv_load<8>(raw, st, 0, warp);
         mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);
         /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
         softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, j == 0);
+        if (wt == 0) s9_stamp(slot(j), S9T_SOFTMAX + wg);
         pv_tile<N, 8>(o, raw, st, w9_desc(p_addr, S9_HSBO), warp);
+        if (wt == 0) s9_stamp(slot(j), S9T_END + wg);
     }
     w9_wait<0>();
 

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""What the rows-split walker's tiles wait for, in time, from a trace build's stamps (`make TRACE=1`,
-kernels/sm90_trace.h; run with MB_TRACE=FILE on one eager case). Ncu samples say where warps stall; the
-stamps say how the two warpgroups move against each other and against the copies:
+"""What the sm90 kernel's tiles wait for, in time, from a trace build's stamps (`make TRACE=1`,
+kernels/sm90_trace.h; run with MB_TRACE=FILE on one eager case): the rows-split walker (32- and 64-row
+units, both warpgroups on every tile) or the alternate-tile one (16-row units, tile j walked by
+warpgroup j % 2). Ncu samples say where warps stall; the stamps say how the two warpgroups move
+against each other and against the copies:
 
   period   a warpgroup's time from one tile's top to the next one's
   drift    how far warpgroup 0 is ahead of warpgroup 1 at a tile's top (negative: behind), in tiles
+  offset   (alternate tiles) warpgroup 1's tile top after warpgroup 0's tile before it, in periods
   wait     a warpgroup's wait for the tile's data at its top (0 when it had landed)
-  lead     the time from a copy's issue to the first warpgroup's arrival at that tile
+  lead     the time from a copy's issue to the first (or only) warpgroup's arrival at that tile
   landing  issue to the data's arrival, from the tiles where some warpgroup waited (the wait ended when
            the copy landed): the copy's latency under this load
   scores   tile top (data there) to P^T stored: score wgmmas and softmax; split, in files with 14
@@ -49,59 +52,84 @@ def load(path):
     return body.reshape(ctas, tiles, fields).astype(np.int64), khz
 
 
+def walked(s):
+    """The CTA's complete tiles (0 .. n-1) and, per tile, the warpgroups that walked it: both (the
+    rows-split walker) or one, tile j by warpgroup j % 2 (the alternate-tile walker)."""
+    fields = lambda w: s[:, [f + w for f in (TOP, READY, SOFTMAX, END)]] > 0
+    own = [np.all(fields(w), axis=1) for w in (0, 1)]
+    both = own[0] & own[1]
+    alternate = np.arange(len(s)) % 2
+    if both[:1].all():
+        done, wgs = both & (s[:, ISSUE] > 0), [(0, 1)] * len(s)
+    else:
+        done = np.where(alternate == 0, own[0], own[1]) & ~both & (s[:, ISSUE] > 0)
+        wgs = [(w,) for w in alternate]
+    n = int(np.argmin(done)) if not done.all() else len(done)   # stamped tiles run from 0
+    return n, wgs[:n], 1 if both[:1].all() else 2
+
+
 def measures(t):
     """Per-tile measures in cycles, each a flat array over every CTA's complete tiles."""
-    m = {k: [] for k in ("period", "drift", "wait", "lead", "landing", "scores", "P V", "tail", "prologue", "span",
-                         "Q load", "Q cast", "to top", "wgmmas", "softmax")}
+    m = {k: [] for k in ("period", "drift", "offset", "wait", "lead", "landing", "scores", "wgmmas", "softmax",
+                         "P V", "tail", "prologue", "Q load", "Q cast", "to top", "span")}
     for c in range(t.shape[0]):
         s = t[c]
-        done = np.all(s[:, TOP:END + 2] > 0, axis=1) & (s[:, ISSUE] > 0)
-        n = int(np.argmin(done)) if not done.all() else len(done)   # stamped tiles run from 0
+        n, wgs, step = walked(s)
         if n < 3:
             continue
         s = s[:n]
-        top = s[:, TOP:TOP + 2]
-        period = np.diff(top, axis=0)
-        m["period"] += list(period.ravel())
+        top = lambda j, w: s[j, TOP + w]
+        pairs = [(j, w) for j in range(n) for w in wgs[j]]
+        period = [top(j + step, w) - top(j, w) for j, w in pairs if j + step < n]
+        m["period"] += period
         per = np.median(period)
-        m["drift"] += list((top[:, 1] - top[:, 0]) / per)   # > 0: warpgroup 0 reached the tile first
-        wait = s[:, READY:READY + 2] - top
-        m["wait"] += list(wait.ravel())
-        m["lead"] += list(top.min(axis=1) - s[:, ISSUE])
-        waited = wait > 200
-        land = np.where(waited, s[:, READY:READY + 2], np.iinfo(np.int64).max).min(axis=1)
-        some = waited.any(axis=1)
-        m["landing"] += list(land[some] - s[some, ISSUE])
-        m["scores"] += list((s[:, SOFTMAX:SOFTMAX + 2] - s[:, READY:READY + 2]).ravel())
-        m["P V"] += list((s[:, END:END + 2] - s[:, SOFTMAX:SOFTMAX + 2]).ravel())
-        m["tail"] += list((top[1:] - s[:-1, END:END + 2]).ravel())
-        m["prologue"].append(top[0].min() - s[0, ISSUE])
-        m["span"].append(s[-1, END:END + 2].max() - s[0, ISSUE])
+        if step == 1:   # > 0: warpgroup 0 reached the tile first
+            m["drift"] += [(top(j, 1) - top(j, 0)) / per for j in range(n)]
+        else:           # 0.5: the warpgroups' tiles evenly interleaved
+            m["offset"] += [(top(j + 1, 1) - top(j, 0)) / per for j in range(0, n - 1, 2)]
+        field = lambda f: np.array([s[j, f + w] for j, w in pairs], dtype=float)
+        wait = field(READY) - field(TOP)
+        m["wait"] += list(wait)
+        first = np.array([min(top(j, w) for w in wgs[j]) for j in range(n)])
+        m["lead"] += list(first - s[:, ISSUE])
+        for j in range(n):
+            landed = [s[j, READY + w] for w in wgs[j] if s[j, READY + w] - top(j, w) > 200]
+            if landed:
+                m["landing"].append(min(landed) - s[j, ISSUE])
+        m["scores"] += list(field(SOFTMAX) - field(READY))
         if s.shape[1] > SCORED + 1:
-            m["wgmmas"] += list((s[:, SCORED:SCORED + 2] - s[:, READY:READY + 2]).ravel())
-            m["softmax"] += list((s[:, SOFTMAX:SOFTMAX + 2] - s[:, SCORED:SCORED + 2]).ravel())
+            m["wgmmas"] += list(field(SCORED) - field(READY))
+            m["softmax"] += list(field(SOFTMAX) - field(SCORED))
+        m["P V"] += list(field(END) - field(SOFTMAX))
+        m["tail"] += [top(j + step, w) - s[j, END + w] for j, w in pairs if j + step < n]
+        start = s[:step, ISSUE].min()
+        m["prologue"].append(first[:step].min() - start)
+        m["span"].append(max(s[j, END + w] for j, w in pairs[-2:]) - start)
         if s.shape[1] > Q_CAST:
-            units = s[:, UNIT] > 0
-            m["Q load"] += list(s[units, Q_LANDED] - s[units, UNIT])
-            m["Q cast"] += list(s[units, Q_CAST] - s[units, Q_LANDED])
-            m["to top"] += list(top[units].min(axis=1) - s[units, Q_CAST])
+            for j in np.nonzero(s[:, UNIT] > 0)[0]:
+                m["Q load"].append(s[j, Q_LANDED] - s[j, UNIT])
+                m["Q cast"].append(s[j, Q_CAST] - s[j, Q_LANDED])
+                m["to top"].append(first[j:j + step].min() - s[j, Q_CAST])
     return {k: np.array(v, dtype=float) for k, v in m.items()}
 
 
 def report(t, khz, out=sys.stdout):
     m = measures(t)
     if not len(m["period"]):
-        sys.exit("trace-tiles: no CTA has three complete tiles (was the case a rows-split one, 32 or 64 rows, with TMA tiles?)")
+        sys.exit("trace-tiles: no CTA has three complete tiles (the dims-split walker, for pages of other than a multiple of 64 tokens, stamps none)")
     us = 1e3 / khz
-    print(f"{len(m['wait']) // 2} tiles of {len(m['span'])} CTAs; clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
+    walker = "rows split" if len(m["drift"]) else "alternate tiles"
+    print(f"{len(m['lead'])} tiles of {len(m['span'])} CTAs ({walker}); clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
     for k, v in m.items():
         if not len(v):
-            if k not in ("Q load", "Q cast", "to top", "wgmmas", "softmax"):   # older files have none
+            if k not in ("Q load", "Q cast", "to top", "wgmmas", "softmax", "drift", "offset"):   # not in every file
                 print(f"{k:8s} none", file=out)
             continue
         p = np.percentile(v, [10, 50, 90])
         if k == "drift":
             print(f"{k:8s} {p[0]:8.2f} {p[1]:8.2f} {p[2]:8.2f} tiles   |drift| > 1 tile in {np.mean(np.abs(v) > 1):.0%} of tiles", file=out)
+        elif k == "offset":
+            print(f"{k:8s} {p[0]:8.2f} {p[1]:8.2f} {p[2]:8.2f} periods (0.5: evenly interleaved)", file=out)
         else:
             print(f"{k:8s} {p[0] * us:8.3f} {p[1] * us:8.3f} {p[2] * us:8.3f} µs   mean {v.mean() * us:.3f}  (n {len(v)})", file=out)
     return m
@@ -120,8 +148,9 @@ def timeline(t, khz, c):
 
 
 def self_test():
-    """Two warpgroups, warpgroup 0 a quarter tile ahead; copies take 1500 cycles and are issued when
-    the later warpgroup is done with the tile three before; the measures must find those numbers."""
+    """Two warpgroups on every tile, warpgroup 0 a quarter tile ahead; copies take 1500 cycles and are
+    issued when the later warpgroup is done with the tile three before; then alternate tiles. The
+    measures must find those numbers."""
     rng = np.random.default_rng(1)
     ctas, tiles, period, lat, ahead = 4, 40, 4000, 1500, 1000
     t = np.zeros((8, 64, 14), dtype=np.int64)
@@ -150,6 +179,24 @@ def self_test():
         ("Q load", np.median(m["Q load"]), 500, 1),
         ("softmax", np.median(m["softmax"]), 700, 1),
         ("to top", np.median(m["to top"]), 250, 20),
+    ]
+    # The alternate-tile walker: tile j walked by warpgroup j % 2 alone, each warpgroup a tile every
+    # 5000 cycles, warpgroup 1 starting 2000 after warpgroup 0 (offset 0.4); copies issued when the
+    # warpgroup starts its tile before, landing 1200 later, so no wait.
+    p = np.zeros((8, 64, 14), dtype=np.int64)
+    for c in range(ctas):
+        for j in range(tiles):
+            w = j % 2
+            top = 10_000 + 5000 * (j // 2) + 2000 * w
+            p[c, j, ISSUE] = top - 5000 if j >= 2 else 9000
+            p[c, j, TOP + w], p[c, j, READY + w] = top, top + 50
+            p[c, j, SCORED + w], p[c, j, SOFTMAX + w], p[c, j, END + w] = top + 1000, top + 1700, top + 4600
+    q = measures(p)
+    checks += [
+        ("alternate: period", np.median(q["period"]), 5000, 1),
+        ("alternate: offset", np.median(q["offset"]), 0.4, 0.001),
+        ("alternate: tail", np.median(q["tail"]), 400, 1),
+        ("alternate: no drift", len(q["drift"]), 0, 0),
     ]
     bad = [f"{k}: {got:.3f}, expected {want} ± {tol}" for k, got, want, tol in checks if abs(got - want) > tol]
     # A planted fault must show: copies that land later than the next tile's top make every tile wait.
