@@ -3,7 +3,7 @@
 #   GPU=nvidia|amd   which toolchain (default: nvidia if nvcc is found, else amd if hipcc is found)
 #   ARCH=gfx942      AMD target for GPU=amd and kernels-amd
 #   WERROR=1         warnings are errors (CI)
-#   TRACE=1          the sm90 rows-split walker stamps its tiles (kernels/sm90_trace.h; MB_TRACE=file)
+#   TRACE=1          the sm90 walkers stamp their tiles (kernels/sm90_trace.h; MB_TRACE=file)
 
 VERSION  := 0.1.0
 BUILD    := build

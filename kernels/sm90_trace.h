@@ -1,7 +1,8 @@
 /* Per-tile clock stamps of the rows-split and alternate-tile walkers (sm90_unit_rs.h, sm90_unit_pp.h;
  * not decode_sm90.hip's dims-split one, for small pages), in builds made with `make TRACE=1`
  * only: when each tile's copy was issued, and when each warpgroup reached the tile, had its data, had
- * finished its softmax and had issued its P V. Profiles sample where warps wait; these stamps say for
+ * summed its scores, had finished its softmax and had issued its P V; when each unit started and had
+ * Q landed and cast. Profiles sample where warps wait; these stamps say for
  * what, in time: how far the warpgroups drift apart, how long a copy takes from issue to landing, and
  * how much of that the ring hides (scripts/trace-tiles.py reads them). One thread a warpgroup stores
  * a stamp (a clock read and a global store, no wait), so the kernel's timing moves little, but a
@@ -15,7 +16,7 @@
 /* A CTA's tiles are numbered by its copy sequence, across its units: unit_run_rs's seq0 + it, both
  * warpgroups stamping each tile; unit_run_pp's warpgroup w stamps its j-th tile at 2 (seq0 + j) + w
  * (its seq counts its own tiles), the other warpgroup's fields of that slot left 0. */
-#define S9_TRACE_CTAS 160
+#define S9_TRACE_CTAS 160                 /* CTAs and tiles past these are not stamped */
 #define S9_TRACE_TILES 512
 enum s9_trace_field {
     S9T_ISSUE = 0,                /* the tile's copy issued */
