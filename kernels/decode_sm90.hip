@@ -300,6 +300,7 @@ __global__ void __launch_bounds__(S9_THREADS, 1)
     extern __shared__ __align__(128) uint8_t smem[];
     s9_smem_t<N, RS> &sm = *(s9_smem_t<N, RS> *)(smem + ((1024 - (w9_smem_addr(smem) & 1023)) & 1023));
     if (threadIdx.x == 0) {
+        s9_stamp(0, S9T_ENTRY);
         for (size_t s = 0; s < sizeof sm.bar / sizeof(uint64_t); s++) w9_mbar_init((uint64_t *)sm.bar + s);
         if constexpr (RS) for (int s = 0; s < S9_RS_STAGES; s++) sm.released[s] = 0;
         w9_mbar_init_fence();

@@ -30,7 +30,9 @@ enum s9_trace_field {
     S9T_Q_LANDED = 10,
     S9T_Q_CAST = 11,
     S9T_SCORED = 12,              /* + warpgroup: the score wgmmas summed (score_tile returned) */
-    S9T_FIELDS = 14
+    S9T_STORED = 14,              /* a unit's rows stored (thread 0, past the unit's last barrier; first tile) */
+    S9T_ENTRY = 15,               /* the CTA's start (tile 0 only) */
+    S9T_FIELDS = 16
 };
 
 #ifdef MB_TRACE

@@ -165,6 +165,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
     store_unit(ob, sm.row_m, sm.row_l, a, u, rows, qrow0);
     w9_fence_proxy();              /* the row buffers' generic writes before the next unit's TMA writes */
     __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
+    if (threadIdx.x == 0) s9_stamp(slot(0), S9T_STORED);
 }
 
 #endif

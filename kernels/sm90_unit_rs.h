@@ -243,6 +243,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         each_pair([&](int r, int d, float x, float y) { *(float2 *)(dst + r * MB_DV + d) = make_float2(x, y); });
     }
     __syncthreads();               /* red, Q and the stages are reused by the next unit */
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_STORED);
 }
 
 #endif

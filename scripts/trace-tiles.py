@@ -19,8 +19,10 @@ against each other and against the copies:
   Q load, Q cast, to top   each unit's start split (files with unit stamps, 12 fields): its start to
            Q in shared memory, to Q cast, to its first tile's top (where Q is cast from global memory
            or loaded as fp8, the load holds it all and the cast reads 0)
-  span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, the plan's
-           reads, the stores after the last tile, the combine)
+  entry    (16 fields) the CTA's start to its first unit's start: the plan's reads
+  unit end (16 fields) a unit's last P V issued to its rows stored: the P V's end, row sums, stores
+  span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, entry, the
+           unit's end, the combine)
 
 Each line: 10th, 50th and 90th percentile over every tile of every CTA, in µs at the SM clock the file
 records (the maximum; clock64 counts real cycles, so under a lower clock the µs read long).
@@ -35,7 +37,7 @@ import numpy as np
 
 MAGIC = 0x52543953
 ISSUE, TOP, READY, SOFTMAX, END = 0, 1, 3, 5, 7
-UNIT, Q_LANDED, Q_CAST, SCORED = 9, 10, 11, 12
+UNIT, Q_LANDED, Q_CAST, SCORED, STORED, ENTRY = 9, 10, 11, 12, 14, 15
 
 
 def load(path):
@@ -71,7 +73,7 @@ def walked(s):
 def measures(t):
     """Per-tile measures in cycles, each a flat array over every CTA's complete tiles."""
     m = {k: [] for k in ("period", "drift", "offset", "wait", "lead", "landing", "scores", "wgmmas", "softmax",
-                         "P V", "tail", "prologue", "Q load", "Q cast", "to top", "span")}
+                         "P V", "tail", "prologue", "entry", "Q load", "Q cast", "to top", "unit end", "span")}
     for c in range(t.shape[0]):
         s = t[c]
         n, wgs, step = walked(s)
@@ -106,10 +108,16 @@ def measures(t):
         m["prologue"].append(first[:step].min() - start)
         m["span"].append(max(s[j, END + w] for j, w in pairs[-2:]) - start)
         if s.shape[1] > Q_CAST:
-            for j in np.nonzero(s[:, UNIT] > 0)[0]:
+            units = list(np.nonzero(s[:, UNIT] > 0)[0]) + [n]
+            whole = n == len(t[c]) or t[c][n, ISSUE] == 0   # no stamped tile past n: the last unit ends at n
+            for j, j2 in zip(units, units[1:]):
                 m["Q load"].append(s[j, Q_LANDED] - s[j, UNIT])
                 m["Q cast"].append(s[j, Q_CAST] - s[j, Q_LANDED])
                 m["to top"].append(first[j:j + step].min() - s[j, Q_CAST])
+                if s.shape[1] > ENTRY and s[j, STORED] > 0 and (j2 < n or whole):
+                    m["unit end"].append(s[j, STORED] - max(s[i, END + w] for i in range(j, j2) for w in wgs[i]))
+            if s.shape[1] > ENTRY and s[0, ENTRY] > 0 and s[0, UNIT] > 0:
+                m["entry"].append(s[0, UNIT] - s[0, ENTRY])
     return {k: np.array(v, dtype=float) for k, v in m.items()}
 
 
@@ -122,7 +130,7 @@ def report(t, khz, out=sys.stdout):
     print(f"{len(m['lead'])} tiles of {len(m['span'])} CTAs ({walker}); clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
     for k, v in m.items():
         if not len(v):
-            if k not in ("Q load", "Q cast", "to top", "wgmmas", "softmax", "drift", "offset"):   # not in every file
+            if k not in ("Q load", "Q cast", "to top", "wgmmas", "softmax", "drift", "offset", "entry", "unit end"):
                 print(f"{k:8s} none", file=out)
             continue
         p = np.percentile(v, [10, 50, 90])
@@ -153,11 +161,12 @@ def self_test():
     measures must find those numbers."""
     rng = np.random.default_rng(1)
     ctas, tiles, period, lat, ahead = 4, 40, 4000, 1500, 1000
-    t = np.zeros((8, 64, 14), dtype=np.int64)
+    t = np.zeros((8, 64, 16), dtype=np.int64)
     for c in range(ctas):
         clock = 10_000 + 100 * c
         issue = {j: clock - 500 for j in range(3)}
         t[c, 0, UNIT], t[c, 0, Q_LANDED], t[c, 0, Q_CAST] = clock - 900, clock - 400, clock - 250
+        t[c, 0, ENTRY] = clock - 1500
         for j in range(tiles):
             land = issue[j] + lat
             t[c, j, ISSUE] = issue[j]
@@ -169,6 +178,7 @@ def self_test():
                 t[c, j, SCORED + w] = ready + 1100
             issue[j + 3] = t[c, j, END + 1]          # the later warpgroup's end frees the stage
             clock = max(clock + period, land)
+        t[c, 0, STORED] = t[c, tiles - 1, END:END + 2].max() + 800
     m = measures(t)
     checks = [
         ("period", np.median(m["period"]), period, 50),
@@ -179,11 +189,13 @@ def self_test():
         ("Q load", np.median(m["Q load"]), 500, 1),
         ("softmax", np.median(m["softmax"]), 700, 1),
         ("to top", np.median(m["to top"]), 250, 20),
+        ("entry", np.median(m["entry"]), 600, 0),
+        ("unit end", np.median(m["unit end"]), 800, 0),
     ]
     # The alternate-tile walker: tile j walked by warpgroup j % 2 alone, each warpgroup a tile every
     # 5000 cycles, warpgroup 1 starting 2000 after warpgroup 0 (offset 0.4); copies issued when the
     # warpgroup starts its tile before, landing 1200 later, so no wait.
-    p = np.zeros((8, 64, 14), dtype=np.int64)
+    p = np.zeros((8, 64, 16), dtype=np.int64)
     for c in range(ctas):
         for j in range(tiles):
             w = j % 2
