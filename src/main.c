@@ -36,9 +36,12 @@ int mb_die(int code, const char *fmt, ...)
 
 static void usage(FILE *f)
 {
+    const size_t n = sizeof commands / sizeof commands[0];
+    int width = 0;                 /* the longest name, so the summaries line up */
+    for (size_t i = 0; i < n; i++) width = (int)strlen(commands[i].name) > width ? (int)strlen(commands[i].name) : width;
     fprintf(f, "usage: mla-bench COMMAND [ARGS]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "  %-*s  %s\n", width, commands[i].name, commands[i].summary);
     fprintf(f, "\n'mla-bench COMMAND --help' for a command's options; --version for the version.\n\n%s",
             mb_exit_codes_help);
 }
