@@ -25,7 +25,7 @@ static const char help[] =
     "  --plot                also draw DIR/STEM.svg: effective TB/s per case against the copy bandwidth\n"
     "  --baseline FILE       then compare with a baseline result file, as `mla-bench compare` does (one\n"
     "                        config only); exit 3 on a regression\n"
-    "  --max-regression PCT  with --baseline: the threshold, 5 and 5%% both mean 5 %% (default 5%%)\n"
+    "  --max-regression PCT  with --baseline: the threshold, 5 and 5% both mean 5 % (default 5%)\n"
     "  --inject-fault NAME   plant a bug to prove the check catches it (tests only):\n"
     "                        drop-token | wrong-scale | split-shift; or a slowdown the regression gate\n"
     "                        must catch: extra-kv-pass\n";

@@ -19,6 +19,13 @@ static void help_and_version(void)
     CHECK(mb("run --help") == 0 && strstr(out, "--dump") && strstr(out, "130"));
     CHECK(mb("check --help") == 0);
     CHECK(mb("info --help") == 0);
+    /* Help texts are printed as they are, not as formats: a doubled percent sign would show. */
+    const char *const commands[] = { "run", "sweep", "compare", "plot", "check", "info" };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char cmd[32];
+        snprintf(cmd, sizeof cmd, "%s --help", commands[i]);
+        CHECKF(mb(cmd) == 0 && !strstr(out, "%%"), "%s", cmd);
+    }
 }
 
 static void check_command(void)
