@@ -27,7 +27,8 @@ against each other and against the copies:
 Each line: 10th, 50th and 90th percentile over every tile of every CTA, in µs at the SM clock the file
 records (the maximum; clock64 counts real cycles, so under a lower clock the µs read long).
 
-    scripts/trace-tiles.py trace.bin [--cta N]     (--cta: also that CTA's first 24 tiles, one a line)
+    scripts/trace-tiles.py trace.bin [--cta N [--svg OUT.svg]]   (--cta: also that CTA's first 24
+        tiles, one a line; --svg: drawn as bars, a lane a warpgroup, each bar's time in its tooltip)
     scripts/trace-tiles.py --self-test             (a synthetic trace with known drift and latency)
 """
 import struct
@@ -155,6 +156,49 @@ def timeline(t, khz, c):
               " ".join(f"{f[k]:7.2f}" for k in (2, 4, 6, 8)))
 
 
+def svg_timeline(t, khz, c, path, tiles=24):
+    """CTA c's first tiles as an SVG: a lane a warpgroup, each tile's phases as coloured bars (data
+    wait, score wgmmas, softmax, P V issue, the tail until its next tile), and above them each copy
+    from its issue to the first warpgroup's arrival at its tile."""
+    s, us = t[c], 1e3 / khz
+    n, wgs, step = walked(s)
+    n = min(n, tiles)
+    if n < 1:
+        sys.exit(f"trace-tiles: CTA {c} has no complete tile")
+    t0 = min(s[0, ISSUE], min(s[0, TOP + w] for w in wgs[0]))
+    t1 = max(s[j, END + w] for j in range(n) for w in wgs[j])
+    width, left, lane = 1100.0, 70.0, 26
+    x = lambda v: left + (v - t0) / max(t1 - t0, 1) * (width - left - 10)
+    scored = s.shape[1] > SCORED + 1
+    phases = [("wait", TOP, READY, "#d62728"), ("scores" if not scored else "wgmmas", READY, SCORED if scored else SOFTMAX, "#1f77b4")]
+    phases += [("softmax", SCORED, SOFTMAX, "#ff7f0e")] if scored else []
+    phases += [("P V", SOFTMAX, END, "#2ca02c")]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{4 * lane + 40}" font-family="sans-serif" font-size="11">',
+           f'<text x="4" y="14">CTA {c}, tiles 0-{n - 1}: {(t1 - t0) * us:.2f} µs; copies (issue to first arrival), then each warpgroup</text>']
+    for j in range(n):
+        first = min(s[j, TOP + w] for w in wgs[j])
+        y = 22 + (j % 2) * 6
+        out.append(f'<line x1="{x(s[j, ISSUE]):.1f}" y1="{y}" x2="{x(first):.1f}" y2="{y}" stroke="#7f7f7f" stroke-width="3"><title>copy {j}: lead {(first - s[j, ISSUE]) * us:.3f} µs</title></line>')
+        for w in wgs[j]:
+            y = 40 + w * lane
+            marks = [(name, s[j, a + w], s[j, b + w], colour) for name, a, b, colour in phases]
+            nxt = j + step
+            if nxt < n:
+                marks.append(("tail", s[j, END + w], s[nxt, TOP + w], "#c7c7c7"))
+            for name, a0, b0, colour in marks:
+                out.append(f'<rect x="{x(a0):.1f}" y="{y}" width="{max(x(b0) - x(a0), 0.5):.1f}" height="{lane - 6}" fill="{colour}">'
+                           f'<title>tile {j}, warpgroup {w}: {name} {(b0 - a0) * us:.3f} µs</title></rect>')
+    for w in (0, 1):
+        out.append(f'<text x="4" y="{40 + w * lane + 14}">wg {w}</text>')
+    legend = [(n_, c_) for n_, _, _, c_ in phases] + [("tail", "#c7c7c7")]
+    for i, (name, colour) in enumerate(legend):
+        out.append(f'<rect x="{left + 90 * i}" y="{40 + 2 * lane + 8}" width="10" height="10" fill="{colour}"/>'
+                   f'<text x="{left + 90 * i + 14}" y="{40 + 2 * lane + 17}">{name}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 def self_test():
     """Two warpgroups on every tile, warpgroup 0 a quarter tile ahead; copies take 1500 cycles and are
     issued when the later warpgroup is done with the tile three before; then alternate tiles. The
@@ -211,6 +255,15 @@ def self_test():
         ("alternate: no drift", len(q["drift"]), 0, 0),
     ]
     bad = [f"{k}: {got:.3f}, expected {want} ± {tol}" for k, got, want, tol in checks if abs(got - want) > tol]
+    # The timeline: 24 tiles, two warpgroups, four phases and a tail each (none after the last tile).
+    import os, tempfile, xml.etree.ElementTree as ET
+    fd, svg = tempfile.mkstemp(suffix=".svg")
+    os.close(fd)
+    svg_timeline(t, 1_980_000, 0, svg)
+    rects = [e for e in ET.parse(svg).getroot().iter() if e.tag.endswith("rect") and e.find("{*}title") is not None]
+    os.unlink(svg)
+    if len(rects) != 24 * 2 * 5 - 2:
+        bad.append(f"timeline: {len(rects)} bars, expected {24 * 2 * 5 - 2}")
     # A planted fault must show: copies that land later than the next tile's top make every tile wait.
     t2 = t.copy()
     t2[:, :, READY:READY + 2] += 3000
@@ -218,20 +271,30 @@ def self_test():
         bad.append("a planted 3000-cycle landing delay did not show as waits")
     for b in bad:
         print("FAIL", b)
-    print(f"{len(checks) + 1 - len(bad)} passed, {len(bad)} failed")
+    print(f"{len(checks) + 2 - len(bad)} passed, {len(bad)} failed")
     return 1 if bad else 0
 
 
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return self_test()
-    if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--cta"):
-        print(__doc__.strip().splitlines()[-2].strip(), file=sys.stderr)
+    args, opts = [], {}
+    it = iter(argv[1:])
+    for a in it:
+        if a in ("--cta", "--svg"):
+            opts[a] = next(it, None)
+        else:
+            args.append(a)
+    if len(args) != 1 or None in opts.values() or ("--svg" in opts and "--cta" not in opts):
+        print("\n".join(l.strip() for l in __doc__.strip().splitlines()[-3:]), file=sys.stderr)
         return 2
-    t, khz = load(argv[1])
+    t, khz = load(args[0])
     report(t, khz)
-    if len(argv) == 4:
-        timeline(t, khz, int(argv[3]))
+    if "--cta" in opts:
+        timeline(t, khz, int(opts["--cta"]))
+    if "--svg" in opts:
+        svg_timeline(t, khz, int(opts["--cta"]), opts["--svg"])
+        print(f"wrote {opts['--svg']}")
     return 0
 
 
