@@ -27,10 +27,11 @@ against each other and against the copies:
 Each line: 10th, 50th and 90th percentile over every tile of every CTA, in µs at the SM clock the file
 records (the maximum; clock64 counts real cycles, so under a lower clock the µs read long).
 
-    scripts/trace-tiles.py trace.bin [--cta N [--svg OUT.svg]]   (--cta: also that CTA's first 24
+    scripts/trace-tiles.py trace.bin[.gz] [--cta N [--svg OUT.svg]]   (--cta: also that CTA's first 24
         tiles, one a line; --svg: drawn as bars, a lane a warpgroup, each bar's time in its tooltip)
     scripts/trace-tiles.py --self-test             (a synthetic trace with known drift and latency)
 """
+import gzip
 import struct
 import sys
 
@@ -42,7 +43,7 @@ UNIT, Q_LANDED, Q_CAST, SCORED, STORED, ENTRY = 9, 10, 11, 12, 14, 15
 
 
 def load(path):
-    with open(path, "rb") as f:
+    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
         head = f.read(20)
         if len(head) != 20:
             sys.exit(f"trace-tiles: {path}: shorter than its header")
