@@ -395,25 +395,28 @@ static hipError_t s9_trace_end(hipStream_t s, const char *path)
 }
 #endif
 
+/* The kernel for the unit's rows (and whether tiles come by TMA), launched. */
+static hipError_t s9_dispatch(const mb_decode_args_t *a, hipStream_t s)
+{
+    const int rows = a->heads * a->q_len;
+    const bool rs = a->kv_map.whole_tile;   /* the rows-split walker needs TMA tiles (sm90_unit_rs.h) */
+    if (rows <= 16) s9_launch<16, false>(a, s);
+    else if (rows <= 32) rs ? s9_launch<32, true>(a, s) : s9_launch<32, false>(a, s);
+    else rs ? s9_launch<64, true>(a, s) : s9_launch<64, false>(a, s);
+    return MB_LAUNCH_RESULT();
+}
+
 extern "C" hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream_t s)
 {
     /* bf16 Q against fp8 KV (q_quant "none") is the portable kernel's. */
     if (a->rows_per_unit != S9_MAX_ROWS || a->num_ctas < 1 || a->q_bf16) return hipErrorInvalidValue;
-    int rows = a->heads * a->q_len;
-    const bool rs = a->kv_map.whole_tile;   /* the rows-split walker needs TMA tiles (sm90_unit_rs.h) */
 #ifdef MB_TRACE
     const char *trace;
-    hipError_t te = s9_trace_begin(s, &trace);
-    if (te != hipSuccess) return te;
-#endif
-    if (rows <= 16) s9_launch<16, false>(a, s);
-    else if (rows <= 32) rs ? s9_launch<32, true>(a, s) : s9_launch<32, false>(a, s);
-    else rs ? s9_launch<64, true>(a, s) : s9_launch<64, false>(a, s);
-#ifdef MB_TRACE
-    if ((te = MB_LAUNCH_RESULT()) != hipSuccess || !trace) return te;
+    hipError_t e;
+    if ((e = s9_trace_begin(s, &trace)) != hipSuccess || (e = s9_dispatch(a, s)) != hipSuccess || !trace) return e;
     return s9_trace_end(s, trace);
 #else
-    return MB_LAUNCH_RESULT();
+    return s9_dispatch(a, s);
 #endif
 }
 
