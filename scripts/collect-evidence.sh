@@ -42,17 +42,7 @@ if [ "$p1" != - ] && [ -f "$p1/gpu-tests.log" ]; then
     cp "$tmp"/paged/paged.{csv,json,md,svg} "$R/paged/" && png "$R/paged/paged"
 fi
 if [ "$p1" != - ] && [ -f "$p1/iter-build.tgz" ]; then
-    tar -C "$tmp" -xzf "$p1/iter-build.tgz"
-    for rep in "$tmp"/iter-build/ncu-[0-9]*.txt; do
-        [ -e "$rep" ] || continue
-        IFS=- read -r b q h kv <<< "$(basename "$rep" .txt | sed 's/^ncu-//')"
-        shape=b$b-q$q-h$h-kv$kv
-        cp "$rep" "$R/steps/ncu/$label-ncu-$shape.txt"
-        src="$tmp/iter-build/src-$b-$q-$h-$kv.csv"
-        python3 scripts/ncu-hot.py "$src" > "$R/steps/ncu/$label-hot-instructions-$shape.txt"
-        python3 scripts/ncu-hot.py --by-opcode "$src" > "$R/steps/ncu/$label-opcodes-$shape.txt"
-        python3 scripts/ncu-hot.py --phases "$src" > "$R/steps/ncu/$label-phases-$shape.txt"
-    done
+    scripts/collect-profile.sh "$p1/iter-build.tgz" "$label"
 fi
 
 if [ "$p2" != - ]; then

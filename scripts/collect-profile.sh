@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Files the Nsight Compute probes of one build's device-kernel-iter.sh run (its iter-<build>.tgz, with
+# PROBES set) under results/h200/steps/ncu/ named after LABEL: per shape the report's text, and the
+# hottest instructions, opcodes and phases (scripts/ncu-hot.py) of its per-instruction table. Used by
+# scripts/collect-evidence.sh for main, and on its own for a branch's build.
+#   scripts/collect-profile.sh /work/.device/4/iter-build-v52-four-stages.tgz v52-four-stages
+set -euo pipefail
+[ $# -eq 2 ] || { sed -n '2,6p' "$0"; exit 2; }
+tgz=$1 label=$2
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tar -C "$tmp" -xzf "$tgz"
+dst=results/h200/steps/ncu
+mkdir -p "$dst"
+n=0
+for rep in "$tmp"/iter-*/ncu-[0-9]*.txt; do
+    [ -e "$rep" ] || continue
+    IFS=- read -r b q h kv <<< "$(basename "$rep" .txt | sed 's/^ncu-//')"
+    shape=b$b-q$q-h$h-kv$kv
+    src="$(dirname "$rep")/src-$b-$q-$h-$kv.csv"
+    cp "$rep" "$dst/$label-ncu-$shape.txt"
+    python3 scripts/ncu-hot.py "$src" > "$dst/$label-hot-instructions-$shape.txt"
+    python3 scripts/ncu-hot.py --by-opcode "$src" > "$dst/$label-opcodes-$shape.txt"
+    python3 scripts/ncu-hot.py --phases "$src" > "$dst/$label-phases-$shape.txt"
+    n=$((n + 1))
+done
+echo "collect-profile: $n profile(s) of $tgz filed as $dst/$label-*"
