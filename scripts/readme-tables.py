@@ -41,10 +41,8 @@ def geomean(xs):
 
 
 def table(head, body):
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    for r in body:
-        print("| " + " | ".join(r) + " |")
+    """A markdown table's lines."""
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |" for r in body]
 
 
 def stands(args):
@@ -62,7 +60,7 @@ def stands(args):
     gm = [f"{geomean(c[1]):.1f}" for c in cols[:-1]] + ["≤ 38"]   # the issue's goal, not its shapes' mean
     gm[0] = f"**{gm[0]}**"
     body.append(["geometric mean"] + gm)
-    table(["shape"] + [c[0] for c in cols], body)
+    return table(["shape"] + [c[0] for c in cols], body)
 
 
 def ablation():
@@ -76,7 +74,7 @@ def ablation():
                      f"{f('mode=eager/q_quant=cast', 'quant_us'):.1f} / {f('mode=eager/q_quant=amax', 'quant_us'):.1f}",
                      f"{f('mode=eager/q_quant=cast'):.1f} / {f('mode=eager/q_quant=cast', 'host_wall_us'):.1f}",
                      f"{f('plan=rebuild'):.1f} / {f('plan=rebuild', 'host_wall_us'):.1f}"])
-    table(["shape", "graph: cast µs", "graph: amax µs", "amax − cast", "eager quant stage: cast / amax µs",
+    return table(["shape", "graph: cast µs", "graph: amax µs", "amax − cast", "eager quant stage: cast / amax µs",
            "plan cached: GPU / host µs", "plan rebuilt: GPU / host µs"], body)
 
 
@@ -85,7 +83,7 @@ def paged():
     layouts = ["flat", "page_size=64/page_order=contiguous", "page_size=64/page_order=shuffled",
                "page_size=16/page_order=shuffled", "page_size=1/page_order=shuffled"]
     body = [[s] + [f"{r[f'{s}/{l}']:.1f}" if f"{s}/{l}" in r else "" for l in layouts] for s in SHAPES]
-    table(["shape", "flat", "64 contiguous", "64 shuffled", "16 shuffled", "1 shuffled"], body)
+    return table(["shape", "flat", "64 contiguous", "64 shuffled", "16 shuffled", "1 shuffled"], body)
 
 
 def accuracy():
@@ -101,7 +99,7 @@ def accuracy():
         x = r[f"qstd/q_std={s}/q_quant=cast"]
         cells.append(f"{pct(int(x['q_saturated']), x)} / {pct(int(x['q_below_normal']), x)}")
     body.append(["cast: Q saturated / below normal"] + cells)
-    table(["q_std"] + stds, body)
+    return table(["q_std"] + stds, body)
 
 
 def check(path):
@@ -109,15 +107,7 @@ def check(path):
     when the results were re-measured, fail here."""
     with open(path) as f:
         have = {line.strip() for line in f}
-    missing = []
-    for kind in ("ablation", "paged", "accuracy"):
-        out = io.StringIO()
-        stdout, sys.stdout = sys.stdout, out
-        try:
-            globals()[kind]()
-        finally:
-            sys.stdout = stdout
-        missing += [f"{kind}: {row}" for row in out.getvalue().splitlines() if row.strip() not in have]
+    missing = [f"{kind.__name__}: {row}" for kind in CHECKED for row in kind() if row.strip() not in have]
     for m in missing:
         print(f"readme-tables: {path} lacks {m}", file=sys.stderr)
     if missing:
@@ -125,13 +115,16 @@ def check(path):
     print(f"readme-tables: {path}'s ablation, paged and accuracy tables match results/h200/")
 
 
+CHECKED = (ablation, paged, accuracy)   # the tables whose sources are fixed, so --check can print them
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
+    named = {f.__name__: f for f in CHECKED}
     if what == "--check" and len(sys.argv) == 3:
         check(sys.argv[2])
     elif what == "stands" and len(sys.argv) > 2:
-        stands(sys.argv[2:])
-    elif what in ("ablation", "paged", "accuracy") and len(sys.argv) == 2:
-        globals()[what]()
+        print("\n".join(stands(sys.argv[2:])))
+    elif what in named and len(sys.argv) == 2:
+        print("\n".join(named[what]()))
     else:
         sys.exit(__doc__)
