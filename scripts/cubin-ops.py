@@ -6,6 +6,8 @@ wgmma span (the tile loop: every spill there costs every tile) or outside it. Wh
 scripts/cubin-text-diff.py says, then
 
     scripts/cubin-ops.py X.cubin [KERNEL-SUBSTRING]
+    scripts/cubin-ops.py --check X.cubin     exit 1 if any kernel spills inside its tile loop (CI)
+    scripts/cubin-ops.py --self-test         synthetic kernels, one spilling inside its loop
 
 The opcode of an sm_90 instruction is the low 12 bits of its first 64-bit word; the names come from
 scripts/sm90-opcodes.txt, learnt from a device's SASS listing (the sass.txt that
@@ -48,24 +50,53 @@ def load_table():
     return table
 
 
+def summarise(code, table):
+    """A kernel's instruction count, the indices of its first and last wgmma (None without one) and
+    of its spill instructions, and those of the spills that lie between the two."""
+    ops = [table.get(struct.unpack_from("<Q", code, o)[0] & 0xFFF, "?") for o in range(0, len(code), 16)]
+    gmma = [i for i, n in enumerate(ops) if n in ("HGMMA", "QGMMA")]
+    spills = [i for i, n in enumerate(ops) if n in ("STL", "LDL")]
+    inside = [i for i in spills if gmma and gmma[0] <= i <= gmma[-1]]
+    return len(ops), (gmma[0], gmma[-1]) if gmma else None, spills, inside
+
+
 def report(cubin, want):
-    table = load_table()
+    """Each kernel's line; returns how many have spills inside their wgmma span."""
+    table, bad = load_table(), 0
     for fn, code in sorted(text_sections(cubin).items()):
         if want not in fn:
             continue
-        ops = [table.get(struct.unpack_from("<Q", code, o)[0] & 0xFFF, "?") for o in range(0, len(code), 16)]
-        gmma = [i for i, n in enumerate(ops) if n in ("HGMMA", "QGMMA")]
-        spills = [i for i, n in enumerate(ops) if n in ("STL", "LDL")]
-        inside = [i for i in spills if gmma and gmma[0] <= i <= gmma[-1]]
-        span = f"wgmma span {16 * gmma[0]:#x}-{16 * gmma[-1]:#x}" if gmma else "no wgmma"
-        print(f"{fn}: {len(ops)} instructions, {span}; STL/LDL {len(spills)}, {len(inside)} inside the span"
+        n, span, spills, inside = summarise(code, table)
+        where = f"wgmma span {16 * span[0]:#x}-{16 * span[1]:#x}" if span else "no wgmma"
+        print(f"{fn}: {n} instructions, {where}; STL/LDL {len(spills)}, {len(inside)} inside the span"
               + (f" (at {', '.join(hex(16 * i) for i in inside)})" if inside else ""))
+        bad += len(inside) > 0
+    return bad
+
+
+def self_test():
+    """Synthetic kernels from the table's own codes: a spill between two wgmmas must be found, one
+    before them must not."""
+    code = {name: c for c, name in load_table().items()}
+    word = lambda name: struct.pack("<QQ", code[name], 0)
+    outside = b"".join(map(word, ["STL", "MOV", "QGMMA", "FADD", "HGMMA", "LDL"]))
+    inside = b"".join(map(word, ["MOV", "QGMMA", "LDL", "HGMMA"]))
+    got = [summarise(outside, load_table())[3], summarise(inside, load_table())[3]]
+    ok = got == [[], [2]]
+    print(f"{int(ok)} passed, {int(not ok)} failed" + ("" if ok else f": inside-span spills {got}, expected [[], [2]]"))
+    return 0 if ok else 1
 
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "--learn":
         learn(argv[2])
         return 0
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(argv) == 3 and argv[1] == "--check":
+        bad = report(argv[2], "")
+        print(f"cubin-ops: {bad} kernel(s) with spills inside the tile loop" if bad else "cubin-ops: no spill inside any tile loop")
+        return 1 if bad else 0
     if len(argv) not in (2, 3) or argv[1].startswith("-"):
         print(__doc__.strip(), file=sys.stderr)
         return 2
