@@ -182,10 +182,11 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0) s9_stamp(seq0 + it, S9T_READY + wg);
 
-        /* S^T for this warpgroup's rows (score_tile: at 64 rows the registers allow a ring of two),
+        /* S^T for this warpgroup's rows (score_tile: a ring of three at 64 rows, two wgmmas in flight
+         * while one is summed; its 44 spilled bytes lie outside the tile loop, scripts/cubin-ops.py),
          * then the softmax; each thread's O holds the same rows as its scores. */
         float s[NH / 2];
-        score_tile<NH, N == 64 ? 2 : 4>(s, st, q_addr);
+        score_tile<NH, N == 64 ? 3 : 4>(s, st, q_addr);
         if (wt == 0) s9_stamp(seq0 + it, S9T_SCORED + wg);
         uint32_t raw[4][2];        /* V^T's codes of a P V step, step 0's loaded under the softmax (pv_tile) */
         pv_load<4>(raw, st, 0, warp);
