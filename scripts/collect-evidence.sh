@@ -23,7 +23,7 @@ if [ "$p1" != - ] && [ ! -f "$p1/gpu-tests.log" ] && [ ! -f "$p1/iter-build.tgz"
     echo "collect-evidence: $p1 holds neither part 1 (gpu-tests.log) nor profiles (iter-build.tgz)" >&2; exit 1
 fi
 if [ "$p1" != - ] && [ -f "$p1/gpu-tests.log" ]; then
-    for f in info.log gpu-tests.log correctness-sm90.csv correctness-portable.csv tables.tar.gz paged.tgz iter-build.tgz; do
+    for f in info.log gpu-tests.log correctness-sm90.csv correctness-portable.csv tables.tar.gz paged.tgz; do
         [ -f "$p1/$f" ] || { echo "collect-evidence: $p1/$f missing (part 1 incomplete?)" >&2; exit 1; }
     done
     grep -Eq '^[0-9]+ passed, 0 failed$' <(tail -n 1 "$p1/gpu-tests.log") ||

@@ -4,7 +4,8 @@
 # scripts/bundle-deps.sh here, carrying `build` and `.deps`:
 #   scripts/device-evidence.sh 1   GPU tests, mixed-mla on both kernels (scripts/device-run.sh), the
 #                                  paged table, and Nsight Compute on b128-q4 (PROBES to change it);
-#                                  ~310 s with one profile (+~70 s each more), 8 files back
+#                                  ~290 s without a profile (PROBES= ), ~70 s more a profile;
+#                                  8 files back
 #   scripts/device-evidence.sh 2   accuracy, ablation (scripts/device-ablation.sh), the split sweep, a
 #                                  tuned run and the gate's pairs (scripts/device-sweep-gate.sh); ~370 s
 # Every step is bounded by `timeout`, so a hang costs its step, not the call. Bring the files back into
@@ -22,9 +23,10 @@ case "${1:-}" in
         > "$OUT/paged.log" 2>&1
     echo "paged: exit $? ($((SECONDS - start)) s); $(grep '^cases:' "$OUT/paged.log")"
     tar -C "$OUT" -czf "$OUT/paged.tgz" paged paged.log && rm -rf "$OUT/paged" "$OUT/paged.log"
-    probes=${PROBES:-128,4,16,8192}
+    probes=${PROBES-128,4,16,8192}   # PROBES= (empty) profiles nothing
     n=$(wc -w <<< "$probes")   # ~60 s a profile, plus the build's SASS dump
-    ONLY_PROBES=1 PROBES="$probes" timeout -k 10 $((60 + 80 * n)) bash scripts/device-kernel-iter.sh 2>&1 | tail -n $((1 + 6 * n))
+    [ "$n" -eq 0 ] ||
+        ONLY_PROBES=1 PROBES="$probes" timeout -k 10 $((60 + 80 * n)) bash scripts/device-kernel-iter.sh 2>&1 | tail -n $((1 + 6 * n))
     ;;
 2)
     timeout -k 10 200 bash scripts/device-ablation.sh 2>&1 | tail -n 4
