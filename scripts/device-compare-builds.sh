@@ -4,17 +4,37 @@
 # mixed-mla timed; each leaves $OUT/iter-<folder>.tgz), then, with PEAKED=1, the known failure
 # (tests/gpu/peaked-scores.json) dumped with the first build and explained by scripts/worst-row.py on
 # the device: the dumps are ~20 MB a case, so only $OUT/worst-rows.txt comes back. At most 8 files
-# come back from a device call: five builds and the peaked text fit.
+# come back from a device call: five builds and the peaked text fit. With ROUNDS=N (N >= 2) the timed
+# config is then run N - 1 more times a build, the builds in alternating order (reversed on even
+# rounds), into $OUT/rounds.tgz: scripts/compare-rounds.py calls a change only where the rounds
+# separate (two builds of the same code have differed by 3 % in one call); each round line gives
+# the seconds elapsed.
 #   scripts/device-compare-builds.sh build build-ex2-ftz build-p-stmatrix build-vt-stmatrix
+#   ROUNDS=3 scripts/device-compare-builds.sh build build-v61
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
-[ $# -gt 0 ] || { sed -n '2,8p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,13p' "$0"; exit 2; }
 mkdir -p "$OUT"
 start=$SECONDS
 for b in "$@"; do
     echo "=== $b ($((SECONDS - start)) s)"
     BUILD=$b timeout -k 10 200 bash scripts/device-kernel-iter.sh 2>&1 | grep -v '^$' | head -30
 done
+rounds=${ROUNDS:-1}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "device-compare-builds: ROUNDS expects a count >= 1, got '$rounds'" >&2; exit 2; }
+for ((r = 2; r <= rounds; r++)); do
+    order=("$@")
+    if ((r % 2 == 0)); then order=(); for b in "$@"; do order=("$b" "${order[@]}"); done; fi
+    for b in "${order[@]}"; do
+        mkdir -p "$OUT/rounds/$b/r$r"
+        timeout -k 10 -s INT 120 "$b/mla-bench" run --quiet --kernel sm90 --out "$OUT/rounds/$b/r$r" \
+            "${CONFIG:-configs/mixed-mla.json}" > "$OUT/rounds/$b/r$r/run.log" 2>&1
+        echo "round $r, $b: exit $? ($((SECONDS - start)) s)"
+    done
+done
+if ((rounds > 1)); then
+    tar -C "$OUT" -czf "$OUT/rounds.tgz" rounds && rm -rf "$OUT/rounds"
+fi
 if [ -n "${PEAKED:-}" ]; then
     echo "=== peaked scores, $1 ($((SECONDS - start)) s)"
     timeout -k 10 -s INT 120 "$1/mla-bench" run --quiet --kernel sm90 --out "$OUT/peaked" --dump "$OUT/dump" \
