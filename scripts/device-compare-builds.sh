@@ -7,8 +7,8 @@
 # come back from a device call: five builds and the peaked text fit. With ROUNDS=N (N >= 2) the timed
 # config is then run N - 1 more times a build, the builds in alternating order (reversed on even
 # rounds), into $OUT/rounds.tgz: scripts/compare-rounds.py calls a change only where the rounds
-# separate (two builds of the same code have differed by 3 % in one call); each round line gives
-# the seconds elapsed.
+# separate (two builds of the same code have differed by 3 % in one call); ~25 s a build a round
+# (mixed-mla), each round line gives the seconds elapsed.
 #   scripts/device-compare-builds.sh build build-ex2-ftz build-p-stmatrix build-vt-stmatrix
 #   ROUNDS=3 scripts/device-compare-builds.sh build build-v61
 set -uo pipefail
