@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Builds timed side by side over several rounds (scripts/device-compare-builds.sh with ROUNDS=N), each
-shape's change against a base build, called only where the rounds separate. Why rounds: in one device
+case's change against a base build, called only where the rounds separate. Why rounds: in one device
 call two builds of the *same* kernel code differed by up to 3 % on a shape (results/NOTES.md, eleventh
 wgmma session: v55 left the 16-row kernel untouched and b32-q1-8k read +2.9 %), while the steps being
 judged moved 1-3 %. One timed run a build cannot tell those apart; rounds run in alternating order
@@ -10,7 +10,8 @@ judged moved 1-3 %. One timed run a build cannot tell those apart; rounds run in
     scripts/compare-rounds.py --self-test
 
 DIR holds what the device call brought back: iter-<build>.tgz (round 1, the timed run of
-scripts/device-kernel-iter.sh) and rounds.tgz (rounds 2..N: rounds/<build>/r<k>/mixed-mla.csv). BUILD
+scripts/device-kernel-iter.sh) and rounds.tgz (rounds 2..N: rounds/<build>/r<k>/<config>.csv; the
+config is mixed-mla unless the call set CONFIG, e.g. configs/paged.json for small pages). BUILD
 defaults to `build` (main). Each cell: the mean of the build's round medians, its change against the
 base's, and a verdict: faster / slower when every round of one lies beyond every round of the other
 (complete separation: by chance, with n rounds each, in 2 of C(2n, n) orders: 33 % at n = 2, 10 % at 3,
@@ -25,9 +26,20 @@ import tarfile
 import tempfile
 
 
+def case_key(name):
+    """A case's name without its mode part (mixed-mla: "b4-q1-kv1024-h32/mode=graph"; paged:
+    "b4-q1-kv1024-h32/page_size=16/page_order=shuffled", the mode a column only)."""
+    return "/".join(p for p in name.split("/") if not p.startswith("mode="))
+
+
 def read_csv(text, mode):
-    """{shape: median µs} for the rows of one mode."""
-    return {r["name"].split("/")[0]: float(r["median_us"]) for r in csv.DictReader(io.StringIO(text)) if r["mode"] == mode}
+    """{case: median µs} for the rows of one mode."""
+    return {case_key(r["name"]): float(r["median_us"]) for r in csv.DictReader(io.StringIO(text)) if r["mode"] == mode}
+
+
+def table_csv(names, folder):
+    """The run's table in `folder` of a tar listing (the one .csv a run writes there; CONFIG picks it)."""
+    return [n for n in names if n.rsplit("/", 1)[0] == folder and n.endswith(".csv")]
 
 
 def load(folder, mode):
@@ -37,16 +49,14 @@ def load(folder, mode):
         if f.startswith("iter-") and f.endswith(".tgz"):
             build = f[len("iter-"):-len(".tgz")]
             with tarfile.open(os.path.join(folder, f)) as t:
-                try:   # no timed run where the build's layout test failed
-                    runs[build] = [read_csv(t.extractfile(f"iter-{build}/m/mixed-mla.csv").read().decode(), mode)]
-                except KeyError:
-                    runs[build] = []
+                m = table_csv(t.getnames(), f"iter-{build}/m")   # none where the layout test failed
+                runs[build] = [read_csv(t.extractfile(m[0]).read().decode(), mode)] if m else []
     rounds = os.path.join(folder, "rounds.tgz")
     if os.path.exists(rounds):
         with tarfile.open(rounds) as t:
-            names = sorted((n for n in t.getnames() if n.endswith("/mixed-mla.csv")),
+            names = sorted((n for n in t.getnames() if n.count("/") == 3 and table_csv([n], n.rsplit("/", 1)[0])),
                            key=lambda n: int(n.split("/")[2][1:]))
-            for n in names:   # rounds/<build>/r<k>/mixed-mla.csv
+            for n in names:   # rounds/<build>/r<k>/<config stem>.csv
                 build = n.split("/")[1]
                 runs.setdefault(build, []).append(read_csv(t.extractfile(n).read().decode(), mode))
     return {b: r for b, r in runs.items() if r}
@@ -69,7 +79,7 @@ def table(runs, base):
     chance = 2 / math.comb(2 * n, n)
     out = [f"{n} round(s) a build; complete separation by chance: {100 * chance:.1f} %" +
            (" (one round: no verdicts)" if n < 2 else ""),
-           "", "| shape | " + " | ".join(builds) + " |", "|---" * (len(builds) + 1) + "|"]
+           "", "| case | " + " | ".join(builds) + " |", "|---" * (len(builds) + 1) + "|"]
     logs = {b: 0.0 for b in builds}
     calls = {}
     for s in shapes:
@@ -102,8 +112,9 @@ def self_test():
     header = "name,mode,median_us\n"
     fails = 0
     with tempfile.TemporaryDirectory() as d:
-        def csv_of(cols, k):
-            return header + "".join(f"{s}/mode=graph,graph,{v[k]}\n{s}/mode=eager,eager,{2 * v[k]}\n" for s, v in cols.items())
+        def csv_of(cols, k):   # shape a as a paged case (the mode a column only), b and c as mixed-mla's
+            return header + "".join(f"{s}/page_size=16,graph,{v[k]}\n{s}/page_size=16,eager,{2 * v[k]}\n" if s == "a" else
+                                    f"{s}/mode=graph,graph,{v[k]}\n{s}/mode=eager,eager,{2 * v[k]}\n" for s, v in cols.items())
 
         def add(t, name, text):
             data = text.encode()
@@ -124,12 +135,12 @@ def self_test():
         checks = [
             (len(runs["build"]) == 3, "three rounds read for the base"),
             (lines[0].startswith("3 round(s)") and "10.0 %" in lines[0], "the header gives n = 3 and 10 % chance"),
-            (all(calls[(s, "build-same")] == "same" for s in "abc"), "the same numbers in another order are same"),
-            (calls[("a", "build-slow")] == "slower", "3 % slower, rounds apart: slower"),
+            (all(calls[(s, "build-same")] == "same" for s in ("a/page_size=16", "b", "c")), "the same numbers in another order are same"),
+            (calls[("a/page_size=16", "build-slow")] == "slower", "3 % slower, rounds apart: slower"),
             (calls[("b", "build-slow")] == "same", "3 % slower on average, rounds overlapping: same"),
             (calls[("c", "build-slow")] == "same", "identical: same"),
-            (any(r.startswith("| a |") and "+3.1 % slower" in r for r in lines), "the change is printed"),
-            (load(d, "eager")["build"][0]["a"] == 200.0, "--mode eager reads the eager rows"),
+            (any(r.startswith("| a/page_size=16 |") and "+3.1 % slower" in r for r in lines), "the change is printed"),
+            (load(d, "eager")["build"][0]["a/page_size=16"] == 200.0, "--mode eager reads the eager rows"),
         ]
         one = {b: r[:1] for b, r in runs.items()}
         checks.append((all(c == "—" for c in table(one, "build")[1].values()), "one round: no verdicts"))
