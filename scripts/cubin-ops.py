@@ -8,6 +8,13 @@ scripts/cubin-text-diff.py says, then
     scripts/cubin-ops.py X.cubin [KERNEL-SUBSTRING]
     scripts/cubin-ops.py --check X.cubin     exit 1 if any kernel spills inside its tile loop (CI)
     scripts/cubin-ops.py --self-test         synthetic kernels, one spilling inside its loop
+    scripts/cubin-ops.py --raw X.cubin KERNEL-SUBSTRING OUT.bin   the one matching kernel's code, raw
+
+The raw code reads with operands in an older nvdisasm, which takes bare instructions (`nvdisasm -b
+SM90 OUT.bin`) where it cannot read this toolkit's cubins: CUDA 11.8's, from Debian bookworm's
+non-free nvidia-cuda-toolkit (`apt-get download nvidia-cuda-toolkit` with non-free in the sources,
+then `dpkg-deb -x`). It prints no QGMMA (the fp8 wgmma, newer than it), but everything around them:
+the eleventh session found the 16-row walker's descriptor moves (R2UR) that way.
 
 The opcode of an sm_90 instruction is the low 12 bits of its first 64-bit word; the names come from
 scripts/sm90-opcodes.txt, learnt from a device's SASS listing (the sass.txt that
@@ -93,6 +100,15 @@ def main(argv):
         return 0
     if argv[1:] == ["--self-test"]:
         return self_test()
+    if len(argv) == 5 and argv[1] == "--raw":
+        found = [(fn, code) for fn, code in text_sections(argv[2]).items() if argv[3] in fn]
+        if len(found) != 1:
+            print(f"cubin-ops: '{argv[3]}' matches {len(found)} kernels of {argv[2]}, not one: "
+                  + ", ".join(sorted(fn for fn, _ in found) or sorted(text_sections(argv[2]))), file=sys.stderr)
+            return 2
+        with open(argv[4], "wb") as f:
+            f.write(found[0][1])
+        return 0
     if len(argv) == 3 and argv[1] == "--check":
         bad = report(argv[2], "")
         print(f"cubin-ops: {bad} kernel(s) with spills inside the tile loop" if bad else "cubin-ops: no spill inside any tile loop")
