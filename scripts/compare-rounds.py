@@ -43,7 +43,7 @@ def table_csv(names, folder):
 
 
 def load(folder, mode):
-    """{build: [ {shape: median} per round ]}, round 1 from each iter-<build>.tgz, later ones from rounds.tgz."""
+    """{build: [ {case: median} per round ]}, round 1 from each iter-<build>.tgz, later ones from rounds.tgz."""
     runs = {}
     for f in sorted(os.listdir(folder)):
         if f.startswith("iter-") and f.endswith(".tgz"):
@@ -75,14 +75,16 @@ def table(runs, base):
         raise SystemExit(f"compare-rounds: no base build '{base}' among {sorted(runs)}")
     builds = [base] + sorted(b for b in runs if b != base)
     n = min(len(runs[b]) for b in builds)
-    shapes = [s for s in runs[base][0] if all(s in r for b in builds for r in runs[b][:n])]
+    cases = [s for s in runs[base][0] if all(s in r for b in builds for r in runs[b][:n])]
+    if not cases:
+        raise SystemExit(f"compare-rounds: no case that every build ran in each of {n} round(s)")
     chance = 2 / math.comb(2 * n, n)
     out = [f"{n} round(s) a build; complete separation by chance: {100 * chance:.1f} %" +
            (" (one round: no verdicts)" if n < 2 else ""),
            "", "| case | " + " | ".join(builds) + " |", "|---" * (len(builds) + 1) + "|"]
     logs = {b: 0.0 for b in builds}
     calls = {}
-    for s in shapes:
+    for s in cases:
         b0 = [r[s] for r in runs[base][:n]]
         cells = []
         for b in builds:
@@ -96,7 +98,7 @@ def table(runs, base):
                 cell += f" {100 * (mean / (sum(b0) / n) - 1):+.1f} % {call}"
             cells.append(cell)
         out.append(f"| {s} | " + " | ".join(cells) + " |")
-    geo = {b: math.exp(logs[b] / len(shapes)) for b in builds}
+    geo = {b: math.exp(logs[b] / len(cases)) for b in builds}
     out.append("| geomean | " + " | ".join(
         f"{geo[b]:.2f}" + ("" if b == base else f" {100 * (geo[b] / geo[base] - 1):+.1f} %") for b in builds) + " |")
     return out, calls
