@@ -127,19 +127,8 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
     w9_fence_proxy();              /* Q, by cp.async or the cast, is read by wgmma (published below) */
 
     int end[RB][2];                /* the token end of each of this thread's rows (row_token_end) */
-#pragma unroll
-    for (int j = 0; j < RB; j++)
-#pragma unroll
-        for (int e = 0; e < 2; e++) end[j][e] = row_token_end(a, u, wg * NH + 8 * j + 2 * t + e, rows, kv_end);
-
-    float m[RB][2], l[RB][2];
-#pragma unroll
-    for (int j = 0; j < RB; j++) m[j][0] = m[j][1] = -INFINITY, l[j][0] = l[j][1] = 0.0f;
-    float o[4][N / 2];
-#pragma unroll
-    for (int mb = 0; mb < 4; mb++)
-#pragma unroll
-        for (int i = 0; i < N / 2; i++) o[mb][i] = 0.0f;
+    float m[RB][2], l[RB][2], o[4][N / 2];
+    unit_rows_begin<RB>(end, m, l, o, a, u, wg * NH, rows, kv_end);
 
     const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO);
     constexpr bool VREG = S9_VREG(N);

@@ -278,9 +278,9 @@ __device__ __forceinline__ unit_scales unit_scales_of(const mb_decode_args_t &a)
 
 /* A walker's state at a unit's start, for the thread's rows r0 + 8j + 2t + e of the unit (the m64nN
  * accumulator's rows, sm90_wgmma.h): each row's token end (row_token_end), running max -inf and sum 0,
- * O zero. */
-template <int RB, int W>
-__device__ __forceinline__ void unit_rows_begin(int (&end)[RB][2], float (&m)[RB][2], float (&l)[RB][2], float (&o)[8][W],
+ * O (MB 64-dim blocks) zero. */
+template <int RB, int MB, int W>
+__device__ __forceinline__ void unit_rows_begin(int (&end)[RB][2], float (&m)[RB][2], float (&l)[RB][2], float (&o)[MB][W],
                                                 const mb_decode_args_t &a, const mb_work_t &u, int r0, int rows, int kv_end)
 {
     const int t = threadIdx.x % 4;
@@ -291,7 +291,7 @@ __device__ __forceinline__ void unit_rows_begin(int (&end)[RB][2], float (&m)[RB
 #pragma unroll
     for (int j = 0; j < RB; j++) m[j][0] = m[j][1] = -INFINITY, l[j][0] = l[j][1] = 0.0f;
 #pragma unroll
-    for (int mb = 0; mb < 8; mb++)
+    for (int mb = 0; mb < MB; mb++)
 #pragma unroll
         for (int i = 0; i < W; i++) o[mb][i] = 0.0f;
 }
