@@ -442,8 +442,11 @@ __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&
  * A step takes F of the 8 dim blocks over 16 tokens: F = 8 where the registers allow, 4 at 64 rows
  * (all eight blocks at once spilled there). Its V^T codes are loaded (pv_load, into raw) one step
  * ahead of their widening, step 0's by the walker before its softmax: in v48 each step widened the
- * words of loads it had just issued, and waited for them (v49). The fragments are in two sets: a
- * set is rebuilt only after the wgmmas of two steps back, which read it, are done. */
+ * words of loads it had just issued, and waited for them (v49). The next step's loads go out as soon
+ * as this step's words are widened, ahead of this step's wgmmas (v61: in v53's b128-q4 profile the
+ * widening PRMTs, waiting on those loads, held 14 % of the stall samples with the loads issued after
+ * the wgmmas). The fragments are in two sets: a set is rebuilt only after the wgmmas of two steps
+ * back, which read it, are done. */
 template <int F>
 __device__ __forceinline__ void pv_load(uint32_t (&raw)[F][2], uint32_t st, int k, int warp)
 {
@@ -461,12 +464,12 @@ __device__ __forceinline__ void pv_tile(float (&o)[8][NH / 2], uint32_t (&raw)[F
         if (k >= 2) w9_wait<1>();
 #pragma unroll
         for (int i = 0; i < F; i++) w9_vt_widen(f[k % 2][i], raw[i]);
+        if (k + 1 < STEPS) pv_load<F>(raw, st, k + 1, warp);   /* raw is free once widened */
         w9_fence();
 #pragma unroll
         for (int i = 0; i < F; i++)
             w9_f16_ra<NH>::mma(o[F * (k % H) + i], f[k % 2][i], w9_desc_add(pd, w9_off(0, 32 * (k / H), S9_HSBO)));
         w9_commit();
-        if (k + 1 < STEPS) pv_load<F>(raw, st, k + 1, warp);
     }
 }
 
