@@ -51,7 +51,7 @@ else ifeq ($(GPU),amd)
 endif
 
 .PHONY: all test test-gpu kernels-amd clean deps-check
-all: deps-check $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test)
+all: deps-check $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test $(BUILD)/sm90-wgmma-rate)
 
 deps-check:
 	@test "$(GPU)" != none || { echo "mla-bench: no GPU compiler found: install the CUDA toolkit (nvcc) or ROCm (hipcc)"; exit 1; }
@@ -96,6 +96,11 @@ test-gpu: $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-t
 
 # The sm90 kernel's wgmma layouts and descriptors checked against host GEMMs (run by test-gpu on Hopper).
 $(BUILD)/sm90-layout-test: tests/gpu/sm90_layout_test.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -o $@ $<
+
+# A probe (not a test): the tensor cores' rate for the wgmma shapes the walkers issue and others.
+$(BUILD)/sm90-wgmma-rate: tests/gpu/sm90_wgmma_rate.hip kernels/sm90_wgmma.h kernels/common.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -o $@ $<
 

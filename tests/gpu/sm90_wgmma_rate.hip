@@ -1,0 +1,210 @@
+/* A measurement probe, not a test (nothing here passes or fails): how fast the tensor cores run the
+ * wgmma shapes the sm90 walkers issue, and the shapes another layout would issue, one SM at a time
+ * (a CTA on every SM, the whole chip busy, as in a decode call). The walkers' tiles take ~2 µs where
+ * their wgmmas at the datasheet's rate would take ~0.8 (results/NOTES.md); whether the small N of
+ * their wgmmas (32 rows a warpgroup) costs rate, and whether a register A operand does, decides what
+ * a faster 64-row walker looks like. Each line: one variant, 1 or 2 warpgroups each issuing chains of
+ * C wgmmas into one accumulator (one commit and wait a chain: C = 1 is the round trip), cycles a
+ * wgmma per warpgroup, and the SM's FLOP a cycle against the dense peak (8192 fp8, 4096 f16; H100/
+ * H200 datasheet at its boost clock). Operands are zeros: the rate does not depend on values.
+ *   build/sm90-wgmma-rate            (Hopper only; exit 4 on a GPU error) */
+#include <stdio.h>
+#include <stdlib.h>
+#include "../../kernels/common.h"
+#include "../../kernels/sm90_wgmma.h"
+
+#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(4); } } while (0)
+
+#define R4(o) "+f"(d[o + 0]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3])
+#define R8(o) R4(o), R4(o + 4)
+#define R16(o) R8(o), R8(o + 8)
+#define R32(o) R16(o), R16(o + 16)
+#define R64(o) R32(o), R32(o + 32)
+#define R128(o) R64(o), R64(o + 64)
+
+/* m64nNk32 e4m3 (both operands in shared memory); m64nNk16 f16 with B in shared memory and A there
+ * (ss) or in registers (rs); TB = 1: B MN-major (a V tile as stored, dims contiguous). */
+template <int N> struct fp8_ss;
+template <int N, int TB> struct f16_ss;
+template <int N, int TB> struct f16_rs;
+template <> struct fp8_ss<32> {
+    static constexpr double flops = 2.0 * 64 * 32 * 32;
+    __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b)
+    {
+        W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+               "wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, %16, %17, p, 1, 1;\n}\n"
+               : R16(0) : "l"(a), "l"(b));
+    }
+};
+template <> struct fp8_ss<64> {
+    static constexpr double flops = 2.0 * 64 * 64 * 32;
+    __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b)
+    {
+        W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1;\n}\n"
+               : R32(0) : "l"(a), "l"(b));
+    }
+};
+template <> struct fp8_ss<256> {
+    static constexpr double flops = 2.0 * 64 * 256 * 32;
+    __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b)
+    {
+        W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+               "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, p, 1, 1;\n}\n"
+               : R128(0) : "l"(a), "l"(b));
+    }
+};
+template <int TB> struct f16_ss<64, TB> {
+    static constexpr double flops = 2.0 * 64 * 64 * 16;
+    __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b)
+    {
+        W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, %34;\n}\n"
+               : R32(0) : "l"(a), "l"(b), "n"(TB));
+    }
+};
+template <int TB> struct f16_ss<256, TB> {
+    static constexpr double flops = 2.0 * 64 * 256 * 16;
+    __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b)
+    {
+        W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, p, 1, 1, 0, %130;\n}\n"
+               : R128(0) : "l"(a), "l"(b), "n"(TB));
+    }
+};
+template <int TB> struct f16_rs<32, TB> {
+    static constexpr double flops = 2.0 * 64 * 32 * 16;
+    __device__ __forceinline__ static void mma(float *d, const uint32_t *a, uint64_t b)
+    {
+        W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, {%16,%17,%18,%19}, %20, p, 1, 1, %21;\n}\n"
+               : R16(0) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB));
+    }
+};
+template <int TB> struct f16_rs<64, TB> {
+    static constexpr double flops = 2.0 * 64 * 64 * 16;
+    __device__ __forceinline__ static void mma(float *d, const uint32_t *a, uint64_t b)
+    {
+        W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, {%32,%33,%34,%35}, %36, p, 1, 1, %37;\n}\n"
+               : R32(0) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB));
+    }
+};
+template <int TB> struct f16_rs<256, TB> {
+    static constexpr double flops = 2.0 * 64 * 256 * 16;
+    __device__ __forceinline__ static void mma(float *d, const uint32_t *a, uint64_t b)
+    {
+        W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, {%128,%129,%130,%131}, %132, p, 1, 1, %133;\n}\n"
+               : R128(0) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB));
+    }
+};
+
+
+/* A variant: its shape's wrapper and how many accumulator floats a thread holds. */
+template <class W, int N, bool REG_A> struct variant {
+    static constexpr int ACC = N / 2;
+    static constexpr double flops = W::flops;
+    __device__ __forceinline__ static void issue(float *d, uint64_t da, uint64_t db, const uint32_t *a)
+    {
+        if constexpr (REG_A) W::mma(d, a, db);
+        else W::mma(d, da, db);
+    }
+};
+
+#define SMEM_BYTES (96 * 1024)      /* A at 0, B at 32 KB: any of the shapes' operands fits in 32 KB */
+
+template <class V, int C> __global__ void __launch_bounds__(256, 1) rate(int reps, long long *cycles, long long *ns)
+{
+    extern __shared__ __align__(1024) uint8_t smem[];
+    for (int i = threadIdx.x; i < SMEM_BYTES / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
+    w9_fence_proxy();
+    __syncthreads();
+    float d[V::ACC];
+#pragma unroll
+    for (int i = 0; i < V::ACC; i++) d[i] = 0.0f;
+    uint32_t a[4] = { 0, 0, 0, 0 };
+    const uint32_t base = w9_smem_addr(smem);
+    const uint64_t da = w9_desc(base, 256), db = w9_desc(base + 32768, 256);
+    __syncthreads();
+    long long t0 = clock64(), g0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
+    for (int r = 0; r < reps; r++) {
+        w9_fence();
+#pragma unroll
+        for (int c = 0; c < C; c++) V::issue(d, da, db, a);
+        w9_commit();
+        w9_wait<0>();
+    }
+    __syncthreads();
+    long long t1 = clock64(), g1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V::ACC; i++) sum += d[i];
+    if (threadIdx.x == 0) {
+        cycles[blockIdx.x] = t1 - t0 + (sum != 0.0f);   /* sum is 0: keeps the accumulators live */
+        ns[blockIdx.x] = g1 - g0;
+    }
+}
+
+static int cmp_ll(const void *x, const void *y)
+{
+    long long a = *(const long long *)x, b = *(const long long *)y;
+    return (a > b) - (a < b);
+}
+
+template <class V, int C> static void run(const char *name, double peak, int sms, long long *dc, long long *dn)
+{
+    const int reps = 512;
+    CHECK(cudaFuncSetAttribute(rate<V, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    for (int wgs = 1; wgs <= 2; wgs++) {
+        for (int pass = 0; pass < 2; pass++) {   /* the first pass loads the module and warms the clocks */
+            rate<V, C><<<sms, 128 * wgs, SMEM_BYTES>>>(reps, dc, dn);
+            CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
+        }
+        long long c[1024], n[1024];
+        CHECK(cudaMemcpy(c, dc, sms * sizeof c[0], cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(n, dn, sms * sizeof n[0], cudaMemcpyDeviceToHost));
+        qsort(c, sms, sizeof c[0], cmp_ll);
+        qsort(n, sms, sizeof n[0], cmp_ll);
+        const double cyc = (double)c[sms / 2], per = cyc / reps / C, sm_flops = V::flops * reps * C * wgs / cyc;
+        printf("%-40s %3d %5d %9.1f %10.0f %6.1f %%  %6.0f\n", name, wgs, C, per, sm_flops, 100.0 * sm_flops / peak,
+               cyc / (double)n[sms / 2] * 1e3);
+    }
+}
+
+#define FP8 8192.0
+#define F16 4096.0
+template <int C> static void run_chain(int sms, long long *dc, long long *dn)
+{
+    run<variant<fp8_ss<32>, 32, false>, C>("fp8 ss m64n32k32 (scores now)", FP8, sms, dc, dn);
+    run<variant<fp8_ss<64>, 64, false>, C>("fp8 ss m64n64k32", FP8, sms, dc, dn);
+    run<variant<fp8_ss<256>, 256, false>, C>("fp8 ss m64n256k32", FP8, sms, dc, dn);
+    run<variant<f16_rs<32, 0>, 32, true>, C>("f16 rs m64n32k16 (P V now)", F16, sms, dc, dn);
+    run<variant<f16_rs<64, 0>, 64, true>, C>("f16 rs m64n64k16", F16, sms, dc, dn);
+    run<variant<f16_rs<256, 1>, 256, true>, C>("f16 rs m64n256k16, B MN-major", F16, sms, dc, dn);
+    run<variant<f16_ss<64, 0>, 64, false>, C>("f16 ss m64n64k16", F16, sms, dc, dn);
+    run<variant<f16_ss<256, 1>, 256, false>, C>("f16 ss m64n256k16, B MN-major", F16, sms, dc, dn);
+}
+
+int main(void)
+{
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    if (p.major != 9) { fprintf(stderr, "sm90-wgmma-rate: needs a Hopper GPU (sm_90), found sm_%d%d\n", p.major, p.minor); return 4; }
+    const int sms = p.multiProcessorCount > 1024 ? 1024 : p.multiProcessorCount;
+    long long *dc, *dn;
+    CHECK(cudaMalloc(&dc, sms * sizeof *dc));
+    CHECK(cudaMalloc(&dn, sms * sizeof *dn));
+    printf("%s, %d SMs; a CTA an SM; medians over the SMs\n", p.name, sms);
+    printf("%-40s %3s %5s %9s %10s %8s  %6s\n", "wgmma", "wgs", "chain", "cyc/wgmma", "FLOP/cyc", "of peak", "MHz");
+    run_chain<1>(sms, dc, dn);
+    run_chain<4>(sms, dc, dn);
+    run_chain<16>(sms, dc, dn);
+    CHECK(cudaFree(dc));
+    CHECK(cudaFree(dn));
+    return 0;
+}
