@@ -100,7 +100,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
 {
     constexpr int NH = N / 2;                   /* score rows of each warpgroup */
     constexpr int RB = NH / 8;                  /* 8-row blocks of a warpgroup's score accumulator */
-    const int wg = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int wg = s9_warpgroup(), warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int rows = u.row_end - u.row_begin, b = u.batch;
     const int64_t qrow0 = u.q_row0;
