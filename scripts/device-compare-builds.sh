@@ -8,12 +8,14 @@
 # config is then run N - 1 more times a build, the builds in alternating order (reversed on even
 # rounds), into $OUT/rounds.tgz: scripts/compare-rounds.py calls a change only where the rounds
 # separate (two builds of the same code have differed by 3 % in one call); ~25 s a build a round
-# (mixed-mla), each round line gives the seconds elapsed.
+# (mixed-mla), each round line gives the seconds elapsed. With ONE_FILE=1 everything it wrote goes back
+# as one $OUT/compare.tgz (a call returns at most eight files: two comparisons in one call lost the
+# second one's rounds); unpack it into a folder and give that folder to compare-rounds.py.
 #   scripts/device-compare-builds.sh build build-ex2-ftz build-p-stmatrix build-vt-stmatrix
 #   ROUNDS=3 scripts/device-compare-builds.sh build build-v61
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
-[ $# -gt 0 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,15p' "$0"; exit 2; }
 mkdir -p "$OUT"
 start=$SECONDS
 for b in "$@"; do
@@ -44,5 +46,9 @@ if [ -n "${PEAKED:-}" ]; then
     for d in "$OUT"/dump/*/; do python3 scripts/worst-row.py "$d"; echo; done > "$OUT/worst-rows.txt" 2>&1
     cat "$OUT/worst-rows.txt"
     (cd "$OUT" && tar -czf peaked.tgz peaked.log $([ -d peaked ] && echo peaked)) && rm -rf "$OUT/dump" "$OUT/peaked" "$OUT/peaked.log"
+fi
+if [ -n "${ONE_FILE:-}" ]; then
+    (cd "$OUT" && shopt -s nullglob && files=(iter-*.tgz rounds.tg[z] peaked.tg[z] worst-rows.tx[t]) &&
+        tar -czf compare.tgz "${files[@]}" && rm -f "${files[@]}")
 fi
 echo "done ($((SECONDS - start)) s)"
