@@ -32,6 +32,9 @@ static void check_command(void)
 {
     CHECK(mb("check configs/smoke.json configs/mixed-mla.json") == 0);
     CHECK(strstr(out, "configs/mixed-mla.json: ok, 16 cases"));
+    /* Each case's split policy as configured: a count, "auto" or "tuned" (a count printed blank once). */
+    CHECK(strstr(out, "eager-hot-splits") && strstr(out, "splits 3 ") && strstr(out, "splits auto "));
+    CHECK(mb("check configs/mixed-mla-tuned.json") == 0 && strstr(out, "splits tuned "));
     CHECK(mb("check") == 2);
     CHECK(mb("check --bogus configs/smoke.json") == 2 && strstr(out, "unknown option"));
     CHECK(mb("check no/such.json") == 2 && strstr(out, "no/such.json: cannot read"));
