@@ -445,8 +445,8 @@ __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&
  * words of loads it had just issued, and waited for them (v49). The next step's loads go out as soon
  * as this step's words are widened, ahead of this step's wgmmas (v61, −2.0 to −2.6 % on the long
  * 64-row shapes: in v53's b128-q4 profile the widening PRMTs, waiting on those loads, held 14 % of
- * the stall samples with the loads issued after the wgmmas). The fragments are in two sets: a set is rebuilt only after the wgmmas of two steps
- * back, which read it, are done. */
+ * the stall samples with the loads issued after the wgmmas). The fragments are in two sets: a set is
+ * rebuilt only after the wgmmas of two steps back, which read it, are done. */
 template <int F>
 __device__ __forceinline__ void pv_load(uint32_t (&raw)[F][2], uint32_t st, int k, int warp)
 {
