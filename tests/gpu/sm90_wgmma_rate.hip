@@ -24,12 +24,15 @@
 #define R128(o) R64(o), R64(o + 64)
 
 /* m64nNk32 e4m3 (both operands in shared memory); m64nNk16 f16 with B in shared memory and A there
- * (ss) or in registers (rs); TB = 1: B MN-major (a V tile as stored, dims contiguous). */
+ * (ss) or in registers (rs, REG_A); TB = 1: B MN-major (a V tile as stored, dims contiguous). ACC:
+ * the accumulator's floats a thread. */
 template <int N> struct fp8_ss;
 template <int N, int TB> struct f16_ss;
 template <int N, int TB> struct f16_rs;
 template <> struct fp8_ss<32> {
     static constexpr double flops = 2.0 * 64 * 32 * 32;
+    static constexpr int ACC = 16;
+    static constexpr bool REG_A = false;
     __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b)
     {
         W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
@@ -39,6 +42,8 @@ template <> struct fp8_ss<32> {
 };
 template <> struct fp8_ss<64> {
     static constexpr double flops = 2.0 * 64 * 64 * 32;
+    static constexpr int ACC = 32;
+    static constexpr bool REG_A = false;
     __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b)
     {
         W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
@@ -48,6 +53,8 @@ template <> struct fp8_ss<64> {
 };
 template <> struct fp8_ss<256> {
     static constexpr double flops = 2.0 * 64 * 256 * 32;
+    static constexpr int ACC = 128;
+    static constexpr bool REG_A = false;
     __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b)
     {
         W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
@@ -57,6 +64,8 @@ template <> struct fp8_ss<256> {
 };
 template <int TB> struct f16_ss<64, TB> {
     static constexpr double flops = 2.0 * 64 * 64 * 16;
+    static constexpr int ACC = 32;
+    static constexpr bool REG_A = false;
     __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b)
     {
         W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
@@ -66,6 +75,8 @@ template <int TB> struct f16_ss<64, TB> {
 };
 template <int TB> struct f16_ss<256, TB> {
     static constexpr double flops = 2.0 * 64 * 256 * 16;
+    static constexpr int ACC = 128;
+    static constexpr bool REG_A = false;
     __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b)
     {
         W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
@@ -75,6 +86,8 @@ template <int TB> struct f16_ss<256, TB> {
 };
 template <int TB> struct f16_rs<32, TB> {
     static constexpr double flops = 2.0 * 64 * 32 * 16;
+    static constexpr int ACC = 16;
+    static constexpr bool REG_A = true;
     __device__ __forceinline__ static void mma(float *d, const uint32_t *a, uint64_t b)
     {
         W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
@@ -84,6 +97,8 @@ template <int TB> struct f16_rs<32, TB> {
 };
 template <int TB> struct f16_rs<64, TB> {
     static constexpr double flops = 2.0 * 64 * 64 * 16;
+    static constexpr int ACC = 32;
+    static constexpr bool REG_A = true;
     __device__ __forceinline__ static void mma(float *d, const uint32_t *a, uint64_t b)
     {
         W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
@@ -93,6 +108,8 @@ template <int TB> struct f16_rs<64, TB> {
 };
 template <int TB> struct f16_rs<256, TB> {
     static constexpr double flops = 2.0 * 64 * 256 * 16;
+    static constexpr int ACC = 128;
+    static constexpr bool REG_A = true;
     __device__ __forceinline__ static void mma(float *d, const uint32_t *a, uint64_t b)
     {
         W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
@@ -102,28 +119,17 @@ template <int TB> struct f16_rs<256, TB> {
 };
 
 
-/* A variant: its shape's wrapper and how many accumulator floats a thread holds. */
-template <class W, int N, bool REG_A> struct variant {
-    static constexpr int ACC = N / 2;
-    static constexpr double flops = W::flops;
-    __device__ __forceinline__ static void issue(float *d, uint64_t da, uint64_t db, const uint32_t *a)
-    {
-        if constexpr (REG_A) W::mma(d, a, db);
-        else W::mma(d, da, db);
-    }
-};
-
 #define SMEM_BYTES (96 * 1024)      /* A at 0, B at 32 KB: any of the shapes' operands fits in 32 KB */
 
-template <class V, int C> __global__ void __launch_bounds__(256, 1) rate(int reps, long long *cycles, long long *ns)
+template <class W, int C> __global__ void __launch_bounds__(256, 1) rate(int reps, long long *cycles, long long *ns)
 {
     extern __shared__ __align__(1024) uint8_t smem[];
     for (int i = threadIdx.x; i < SMEM_BYTES / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
     w9_fence_proxy();
     __syncthreads();
-    float d[V::ACC];
+    float d[W::ACC];
 #pragma unroll
-    for (int i = 0; i < V::ACC; i++) d[i] = 0.0f;
+    for (int i = 0; i < W::ACC; i++) d[i] = 0.0f;
     uint32_t a[4] = { 0, 0, 0, 0 };
     const uint32_t base = w9_smem_addr(smem);
     const uint64_t da = w9_desc(base, 256), db = w9_desc(base + 32768, 256);
@@ -133,18 +139,23 @@ template <class V, int C> __global__ void __launch_bounds__(256, 1) rate(int rep
     for (int r = 0; r < reps; r++) {
         w9_fence();
 #pragma unroll
-        for (int c = 0; c < C; c++) V::issue(d, da, db, a);
+        for (int c = 0; c < C; c++) {
+            if constexpr (W::REG_A) W::mma(d, a, db);
+            else W::mma(d, da, db);
+        }
         w9_commit();
         w9_wait<0>();
     }
     __syncthreads();
     long long t1 = clock64(), g1;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
+    /* The accumulators are read: where they were not, ptxas dropped the wgmmas that fed nothing (5 of
+     * a chain-16 kernel's 80 left), volatile asm or not. sum is 0 (zero operands). */
     float sum = 0.0f;
 #pragma unroll
-    for (int i = 0; i < V::ACC; i++) sum += d[i];
+    for (int i = 0; i < W::ACC; i++) sum += d[i];
     if (threadIdx.x == 0) {
-        cycles[blockIdx.x] = t1 - t0 + (sum != 0.0f);   /* sum is 0: keeps the accumulators live */
+        cycles[blockIdx.x] = t1 - t0 + (sum != 0.0f);
         ns[blockIdx.x] = g1 - g0;
     }
 }
@@ -155,13 +166,13 @@ static int cmp_ll(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-template <class V, int C> static void run(const char *name, double peak, int sms, long long *dc, long long *dn)
+template <class W, int C> static void run(const char *name, double peak, int sms, long long *dc, long long *dn)
 {
     const int reps = 512;
-    CHECK(cudaFuncSetAttribute(rate<V, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    CHECK(cudaFuncSetAttribute(rate<W, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
     for (int wgs = 1; wgs <= 2; wgs++) {
         for (int pass = 0; pass < 2; pass++) {   /* the first pass loads the module and warms the clocks */
-            rate<V, C><<<sms, 128 * wgs, SMEM_BYTES>>>(reps, dc, dn);
+            rate<W, C><<<sms, 128 * wgs, SMEM_BYTES>>>(reps, dc, dn);
             CHECK(cudaGetLastError());
             CHECK(cudaDeviceSynchronize());
         }
@@ -170,7 +181,7 @@ template <class V, int C> static void run(const char *name, double peak, int sms
         CHECK(cudaMemcpy(n, dn, sms * sizeof n[0], cudaMemcpyDeviceToHost));
         qsort(c, sms, sizeof c[0], cmp_ll);
         qsort(n, sms, sizeof n[0], cmp_ll);
-        const double cyc = (double)c[sms / 2], per = cyc / reps / C, sm_flops = V::flops * reps * C * wgs / cyc;
+        const double cyc = (double)c[sms / 2], per = cyc / reps / C, sm_flops = W::flops * reps * C * wgs / cyc;
         printf("%-40s %3d %5d %9.1f %10.0f %6.1f %%  %6.0f\n", name, wgs, C, per, sm_flops, 100.0 * sm_flops / peak,
                cyc / (double)n[sms / 2] * 1e3);
     }
@@ -180,14 +191,14 @@ template <class V, int C> static void run(const char *name, double peak, int sms
 #define F16 4096.0
 template <int C> static void run_chain(int sms, long long *dc, long long *dn)
 {
-    run<variant<fp8_ss<32>, 32, false>, C>("fp8 ss m64n32k32 (scores now)", FP8, sms, dc, dn);
-    run<variant<fp8_ss<64>, 64, false>, C>("fp8 ss m64n64k32", FP8, sms, dc, dn);
-    run<variant<fp8_ss<256>, 256, false>, C>("fp8 ss m64n256k32", FP8, sms, dc, dn);
-    run<variant<f16_rs<32, 0>, 32, true>, C>("f16 rs m64n32k16 (P V now)", F16, sms, dc, dn);
-    run<variant<f16_rs<64, 0>, 64, true>, C>("f16 rs m64n64k16", F16, sms, dc, dn);
-    run<variant<f16_rs<256, 1>, 256, true>, C>("f16 rs m64n256k16, B MN-major", F16, sms, dc, dn);
-    run<variant<f16_ss<64, 0>, 64, false>, C>("f16 ss m64n64k16", F16, sms, dc, dn);
-    run<variant<f16_ss<256, 1>, 256, false>, C>("f16 ss m64n256k16, B MN-major", F16, sms, dc, dn);
+    run<fp8_ss<32>, C>("fp8 ss m64n32k32 (scores now)", FP8, sms, dc, dn);
+    run<fp8_ss<64>, C>("fp8 ss m64n64k32", FP8, sms, dc, dn);
+    run<fp8_ss<256>, C>("fp8 ss m64n256k32", FP8, sms, dc, dn);
+    run<f16_rs<32, 0>, C>("f16 rs m64n32k16 (P V now)", F16, sms, dc, dn);
+    run<f16_rs<64, 0>, C>("f16 rs m64n64k16", F16, sms, dc, dn);
+    run<f16_rs<256, 1>, C>("f16 rs m64n256k16, B MN-major", F16, sms, dc, dn);
+    run<f16_ss<64, 0>, C>("f16 ss m64n64k16", F16, sms, dc, dn);
+    run<f16_ss<256, 1>, C>("f16 ss m64n256k16, B MN-major", F16, sms, dc, dn);
 }
 
 int main(void)
