@@ -162,6 +162,24 @@ __device__ __forceinline__ int row_token_end(const mb_decode_args_t &a, const mb
     return r < rows ? min(u.kv_start + seen, kv_end) : 0;
 }
 
+/* Piece i of cast_q_rows' writes of a unit's K-major Q tile (N rows of 36 pieces of 16 bytes) -> its
+ * row and piece. Lanes 8 apart take the same row: the 8 lanes of a quarter warp take one piece of the
+ * 8 rows of a row group, 16 bytes apart in w9_off, so their writes fill all 32 banks; the piece moves
+ * on by the row pair, so that their loads of rows staged 1152 bytes apart (the same banks) do too.
+ * v63 and earlier gave consecutive lanes consecutive pieces of one row, 128 bytes apart in w9_off,
+ * all in the same four banks: ~30 shared-memory wavefronts a 16-byte store where 4 do (simulated on a
+ * warp's addresses), in v55's trace most of the 2.0 µs cast of a 64-row unit. (v65 used the same
+ * order for the 32-row walker's cast straight from global memory, cast_q_global: its two 32-row
+ * shapes took 2-5 % longer, with or without the skew, so that one keeps v63's order.) */
+__device__ __forceinline__ void q_piece(int i, int &r, int &c)
+{
+    constexpr int PER_ROW = MB_DK / 16;
+    const int rr = i & 7, j = i >> 3, grp = j / PER_ROW;
+    r = 8 * grp + rr;
+    c = j - grp * PER_ROW + rr / 2;
+    if (c >= PER_ROW) c -= PER_ROW;
+}
+
 /* Q rows of the unit, all by cp.async in the first tile's copy group (one DRAM latency, not one per
  * piece); rows past `rows` are zero-filled (their outputs are never written). fp8 Q lands in the
  * K-major tile directly; bf16 Q (the fused cast) lands row-major in `staging` for cast_q. */
@@ -197,7 +215,8 @@ __device__ __forceinline__ uint32_t cast4(uint32_t x, uint32_t y)
 /* The cast-free cast, fused: staged bf16 Q -> saturating fp8 (scale 1) in the K-major tile; row(r)
  * is where row r's 1152 bytes of bf16 were staged. Every piece a thread casts is read before the first
  * is converted: one shared-memory latency, not one a piece (v40's loop waited on each piece's loads:
- * ~5 % of a b32-q4-1k unit's samples on the first use of the loaded words). */
+ * ~5 % of a b32-q4-1k unit's samples on the first use of the loaded words). The pieces go in
+ * q_piece's order, free of bank conflicts. */
 template <int N, typename Row>
 __device__ __forceinline__ void cast_q_rows(Row row, uint8_t *q)
 {
@@ -205,17 +224,22 @@ __device__ __forceinline__ void cast_q_rows(Row row, uint8_t *q)
     uint4 v[PER][2];
 #pragma unroll
     for (int k = 0; k < PER; k++) {
-        const int i = threadIdx.x + k * S9_THREADS, r = i / (MB_DK / 16), c = i % (MB_DK / 16);
+        const int i = threadIdx.x + k * S9_THREADS;
+        int r, c;
+        q_piece(i, r, c);
         if (PIECES % S9_THREADS == 0 || i < PIECES) {
             const uint4 *src = (const uint4 *)(row(r) + 32 * c);
-            v[k][0] = src[0], v[k][1] = src[1];
+            v[k][0] = src[r & 1], v[k][1] = src[(r & 1) ^ 1];   /* odd rows read their second half first */
         }
     }
 #pragma unroll
     for (int k = 0; k < PER; k++) {
-        const int i = threadIdx.x + k * S9_THREADS, r = i / (MB_DK / 16), c = i % (MB_DK / 16);
+        const int i = threadIdx.x + k * S9_THREADS;
+        int r, c;
+        q_piece(i, r, c);
         if (PIECES % S9_THREADS == 0 || i < PIECES) {
-            const uint32_t h[8] = { v[k][0].x, v[k][0].y, v[k][0].z, v[k][0].w, v[k][1].x, v[k][1].y, v[k][1].z, v[k][1].w };
+            const uint4 lo = r & 1 ? v[k][1] : v[k][0], hi = r & 1 ? v[k][0] : v[k][1];
+            const uint32_t h[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w };
             *(uint4 *)&q[w9_off(r, 16 * c, S9_KSBO)] =
                 make_uint4(cast4(h[0], h[1]), cast4(h[2], h[3]), cast4(h[4], h[5]), cast4(h[6], h[7]));
         }
@@ -395,10 +419,10 @@ __device__ __forceinline__ bool wg_sync_or(int wg, bool p)
  * of P^T and completes on its own: so no warp of the warpgroup may still be reading p_addr from an
  * earlier tile. The 16-row walker meets at a barrier at each tile's top, after every warp's wait for
  * its P V; the rows-split walker, which does not, alternates two P^T buffers by tile. */
-template <int RB>
-__device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&m)[RB][2], float (&l)[RB][2],
-                                              float (&o)[8][4 * RB], float (&red)[4][8 * RB], uint32_t p_addr, int wg,
-                                              bool first)
+template <int RB, class Rescale>
+__device__ __forceinline__ void softmax_to_pt_with(const float (&s)[4 * RB], float (&m)[RB][2], float (&l)[RB][2],
+                                                   float (&red)[4][8 * RB], uint32_t p_addr, int wg, bool first,
+                                                   Rescale &&rescale)
 {
     const int warp = threadIdx.x % 128 / 32;
     uint32_t pk[RB][2];
@@ -434,7 +458,18 @@ __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&
     store_pt<RB>(p_addr, 0, 16 * warp, pk);
     w9_fence_proxy();
     wg_sync(wg);                   /* P^T complete; the maxima in red are read */
-    rescale_o<RB>(o, alpha, moved);
+    rescale(alpha, moved);
+}
+/* With the rows' rescale applied to O here (the walkers whose O holds the warpgroup's own rows);
+ * softmax_to_pt_with's `rescale(alpha, moved)` runs where a reference moved, for walkers whose O
+ * holds other rows too (v66). */
+template <int RB>
+__device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&m)[RB][2], float (&l)[RB][2],
+                                              float (&o)[8][4 * RB], float (&red)[4][8 * RB], uint32_t p_addr, int wg,
+                                              bool first)
+{
+    softmax_to_pt_with<RB>(s, m, l, red, p_addr, wg, first,
+                           [&](const float (&alpha)[RB][2], bool moved) { rescale_o<RB>(o, alpha, moved); });
 }
 
 /* The P V of a tile with V^T as the register operand (the 16-row and rows-split walkers): O^T += V^T P^T
@@ -447,24 +482,26 @@ __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&
  * 64-row shapes: in v53's b128-q4 profile the widening PRMTs, waiting on those loads, held 14 % of
  * the stall samples with the loads issued after the wgmmas). The fragments are in two sets: a set is
  * rebuilt only after the wgmmas of two steps back, which read it, are done. */
-template <int F>
-__device__ __forceinline__ void pv_load(uint32_t (&raw)[F][2], uint32_t st, int k, int warp)
+template <int F, int MB = 8>
+__device__ __forceinline__ void pv_load(uint32_t (&raw)[F][2], uint32_t st, int k, int warp, int dim0 = 0)
 {
-    constexpr int H = 8 / F;       /* steps a 16-token step */
+    constexpr int H = MB / F;      /* steps a 16-token step */
 #pragma unroll
-    for (int i = 0; i < F; i++) w9_vt_load(raw[i], st, 16 * (k / H), 64 * (F * (k % H) + i) + 16 * warp, S9_TILE);
+    for (int i = 0; i < F; i++) w9_vt_load(raw[i], st, 16 * (k / H), dim0 + 64 * (F * (k % H) + i) + 16 * warp, S9_TILE);
 }
-template <int NH, int F>
-__device__ __forceinline__ void pv_tile(float (&o)[8][NH / 2], uint32_t (&raw)[F][2], uint32_t st, uint64_t pd, int warp)
+/* MB 64-dim blocks from value dim dim0 (all 8 from 0 but in v66's walker, whose warpgroups take 4 each). */
+template <int NH, int F, int MB = 8>
+__device__ __forceinline__ void pv_tile(float (&o)[MB][NH / 2], uint32_t (&raw)[F][2], uint32_t st, uint64_t pd, int warp,
+                                        int dim0 = 0)
 {
-    constexpr int H = 8 / F, STEPS = H * S9_TILE / 16;
+    constexpr int H = MB / F, STEPS = H * S9_TILE / 16;
     uint32_t f[2][F][4];
 #pragma unroll
     for (int k = 0; k < STEPS; k++) {
         if (k >= 2) w9_wait<1>();
 #pragma unroll
         for (int i = 0; i < F; i++) w9_vt_widen(f[k % 2][i], raw[i]);
-        if (k + 1 < STEPS) pv_load<F>(raw, st, k + 1, warp);   /* raw is free once widened */
+        if (k + 1 < STEPS) pv_load<F, MB>(raw, st, k + 1, warp, dim0);   /* raw is free once widened */
         w9_fence();
 #pragma unroll
         for (int i = 0; i < F; i++)

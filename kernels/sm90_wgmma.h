@@ -216,6 +216,14 @@ template <> struct w9_f16_ra<32> {
                : W9_R16(0) : W9_A4, "l"(b));
     }
 };
+template <> struct w9_f16_ra<64> {
+    __device__ __forceinline__ static void mma(float *d, const uint32_t *a, uint64_t b)
+    {
+        W9_ASM("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,"
+               "%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, {%32,%33,%34,%35}, %36, 1, 1, 1, 0;\n"
+               : W9_R32(0) : W9_A4, "l"(b));
+    }
+};
 
 /* Four e4m3 codes [b0 b1 b2 b3] -> f16x2 [b0 b2] and [b1 b3], each value times 2^-8, exactly: the 7
  * magnitude bits moved to f16 bit 7 make an f16 of the same value over 2^8 (subnormals included, as

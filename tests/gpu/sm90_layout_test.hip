@@ -15,6 +15,7 @@
 #include "../../kernels/common.h"
 #include "../../kernels/sm90_wgmma.h"
 #include "../../kernels/sm90_unit.h"
+#include "../../kernels/sm90_unit_rs.h"
 
 #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(4); } } while (0)
@@ -178,6 +179,60 @@ static int test_cast(void)
         bad += got[i] != mb_f32_to_fp8(f, 0);
     }
     printf("%-28s %d of %d non-NaN bf16 values differ  %s\n", "cvt.rn.satfinite.e4m3x2", bad, 65536 - nan, bad ? "FAIL" : "ok");
+    return bad != 0;
+}
+
+/* The fused Q cast into the K-major Q tile, as the walkers run it: from bf16 rows staged in shared
+ * memory (cast_q: 16- and 64-row units) and straight from global memory (cast_q_global: 32-row
+ * units, rows past `rows` zero). Q[r][k] is a pattern of quarter integers, exact in bf16; the host
+ * finds each code at w9_off's place. A piece cast to the wrong row or k (q_piece's lane order) shows
+ * up here as misplaced codes, before it could only as a decode's wrong output. */
+template <int N>
+__global__ void q_cast_tile(const uint16_t *src, int rows, uint8_t *out)
+{
+#if W9_ENABLED
+    __shared__ __align__(128) uint8_t staging[N * MB_DK * 2];
+    __shared__ __align__(128) uint8_t q[N / 8 * S9_KSBO];
+    if constexpr (N == 32) {
+        mb_decode_args_t a = {};
+        a.q_src_cast = src;
+        cast_q_global<N>(q, a, 0, rows);
+    } else {
+        for (int i = threadIdx.x; i < N * MB_DK; i += blockDim.x) ((uint16_t *)staging)[i] = src[i];
+        __syncthreads();
+        cast_q<N>(staging, q);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < (int)sizeof q; i += blockDim.x) out[i] = q[i];
+#endif
+}
+
+static float q_pattern(int r, int k) { return 0.25f * (float)((r * 131 + k * 7) % 512 - 256); }
+
+template <int N>
+static int test_q_cast(int rows)
+{
+    static uint16_t src[64 * MB_DK];
+    static uint8_t got[64 / 8 * S9_KSBO];
+    for (int r = 0; r < N; r++)
+        for (int k = 0; k < MB_DK; k++) src[r * MB_DK + k] = mb_f32_to_bf16(q_pattern(r, k));
+    uint16_t *ds;
+    uint8_t *d;
+    CHECK(cudaMalloc(&ds, N * MB_DK * 2));
+    CHECK(cudaMalloc(&d, N / 8 * S9_KSBO));
+    CHECK(cudaMemcpy(ds, src, N * MB_DK * 2, cudaMemcpyHostToDevice));
+    q_cast_tile<N><<<1, S9_THREADS>>>(ds, rows, d);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(got, d, N / 8 * S9_KSBO, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(ds));
+    CHECK(cudaFree(d));
+    int bad = 0;
+    for (int r = 0; r < N; r++)
+        for (int k = 0; k < MB_DK; k++)
+            bad += got[w9_off(r, k, S9_KSBO)] != (r < rows ? mb_f32_to_fp8(q_pattern(r, k), 0) : 0);
+    char name[40];
+    snprintf(name, sizeof name, "Q cast, %d rows (%d real)", N, rows);
+    printf("%-28s %d of %d codes misplaced  %s\n", name, bad, N * MB_DK, bad ? "FAIL" : "ok");
     return bad != 0;
 }
 
@@ -447,10 +502,11 @@ int main(void)
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
     if (p.major != 9) { fprintf(stderr, "sm90-layout-test: needs a Hopper GPU (found sm_%d%d)\n", p.major, p.minor); return 4; }
-    int failed = test_tma() + test_cast() + test_store_pt() + test_vreg<16>() + test_vreg<32>() + test_fp8<8, 18>(0) +
+    int failed = test_tma() + test_cast() + test_q_cast<16>(16) + test_q_cast<32>(27) + test_q_cast<64>(64) +
+                 test_store_pt() + test_vreg<16>() + test_vreg<32>() + test_vreg<64>() + test_fp8<8, 18>(0) +
                  test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) + test_f16<64>() + test_desc_add();
     test_fp8<32, 18>(1); test_fp8<32, 6>(1); test_fp8<32, 3>(1); test_fp8<32, 2>(1); test_fp8<32, 1>(1);
     probe_peaked();
-    printf("%d passed, %d failed\n", 11 - failed, failed);
+    printf("%d passed, %d failed\n", 15 - failed, failed);
     return failed ? 1 : 0;
 }
