@@ -19,8 +19,9 @@
  * wgmma rate probe showed issue-bound, and each warpgroup widens only its half of V). The warpgroups
  * then meet at a barrier of the CTA once a tile, after their P^T stores, which also frees a stage; a
  * warpgroup whose references moved leaves its rows' rescale in shared memory for the other. Measured
- * beside v63 (three builds, two rounds each): -2 to -5 % on the four 64-row shapes, but +1 to +4 %
- * on the 32-row ones (b4-q1, b32-q1-1k, units of 4 to 16 tiles), so 32-row units keep their own rows. */
+ * beside v63 (two rounds): -3.8 % on b128-q4 and -2.0 % on b32-q4-8k, but +1.3 to +1.6 % on the short
+ * 64-row shapes and on the 32-row ones (b4-q1, b32-q1-1k: units of 1 and 4 tiles), so 32-row units
+ * keep their own rows; v67's evidence: -3.7 and -2.9 % on the long shapes, the rest within noise. */
 #ifndef MB_SM90_UNIT_RS_H
 #define MB_SM90_UNIT_RS_H
 
