@@ -168,9 +168,9 @@ __device__ __forceinline__ int row_token_end(const mb_decode_args_t &a, const mb
  * on by the row pair, so that their loads of rows staged 1152 bytes apart (the same banks) do too.
  * v63 and earlier gave consecutive lanes consecutive pieces of one row, 128 bytes apart in w9_off,
  * all in the same four banks: ~30 shared-memory wavefronts a 16-byte store where 4 do (simulated on a
- * warp's addresses), in v55's trace most of the 2.0 µs cast of a 64-row unit. (v65 used the same
- * order for the 32-row walker's cast straight from global memory, cast_q_global: its two 32-row
- * shapes took 2-5 % longer, with or without the skew, so that one keeps v63's order.) */
+ * warp's addresses), by that count most of the 2.0 µs cast of a 64-row unit in v55's trace. (v65
+ * used the same order for the 32-row walker's cast straight from global memory, cast_q_global: its
+ * two 32-row shapes took 2-5 % longer, with or without the skew, so that one keeps v63's order.) */
 __device__ __forceinline__ void q_piece(int i, int &r, int &c)
 {
     constexpr int PER_ROW = MB_DK / 16;
@@ -462,7 +462,7 @@ __device__ __forceinline__ void softmax_to_pt_with(const float (&s)[4 * RB], flo
 }
 /* With the rows' rescale applied to O here (the walkers whose O holds the warpgroup's own rows);
  * softmax_to_pt_with's `rescale(alpha, moved)` runs where a reference moved, for walkers whose O
- * holds other rows too (v66). */
+ * holds other rows too (the 64-row walker, sm90_unit_rs.h). */
 template <int RB>
 __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&m)[RB][2], float (&l)[RB][2],
                                               float (&o)[8][4 * RB], float (&red)[4][8 * RB], uint32_t p_addr, int wg,
@@ -489,7 +489,7 @@ __device__ __forceinline__ void pv_load(uint32_t (&raw)[F][2], uint32_t st, int 
 #pragma unroll
     for (int i = 0; i < F; i++) w9_vt_load(raw[i], st, 16 * (k / H), dim0 + 64 * (F * (k % H) + i) + 16 * warp, S9_TILE);
 }
-/* MB 64-dim blocks from value dim dim0 (all 8 from 0 but in v66's walker, whose warpgroups take 4 each). */
+/* MB 64-dim blocks from value dim dim0 (all 8 from 0 but in the 64-row walker, whose warpgroups take 4 each). */
 template <int NH, int F, int MB = 8>
 __device__ __forceinline__ void pv_tile(float (&o)[MB][NH / 2], uint32_t (&raw)[F][2], uint32_t st, uint64_t pd, int warp,
                                         int dim0 = 0)

@@ -215,7 +215,7 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
     }
 }
 
-/* The tiles of a 64-row unit and its rows' store (v66): each warpgroup's P V multiplies its half of
+/* The tiles of a 64-row unit and its rows' store (v67): each warpgroup's P V multiplies its half of
  * the value dims of all the unit's rows. */
 template <int N>
 __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
@@ -256,7 +256,7 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
         if (wt == 0) s9_stamp(seq0 + it, S9T_READY + wg);
 
         float s[NH / 2];
-        score_tile<NH, N == 64 ? 3 : 4>(s, st, q_addr);
+        score_tile<NH, 3>(s, st, q_addr);   /* a ring of three (v55) */
         if (wt == 0) s9_stamp(seq0 + it, S9T_SCORED + wg);
         uint32_t raw[4][2];        /* V^T's codes of the P V's first step, loaded under the softmax */
         pv_load<4, 4>(raw, st, 0, warp, dim0);
