@@ -105,6 +105,23 @@ __device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_de
     }
 }
 
+/* A unit's rows leave straight from the registers: each_pair(store) calls store(r, d, x, y) for each
+ * of the thread's value pairs, row r0 + r, dims d0 + d and d0 + d + 1 of the unit; as bf16 output
+ * where the unit covers its batch's whole KV range, else as fp32 partials for the combine. */
+template <class EachPair>
+__device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const mb_work_t u, int r0, int d0, EachPair &&each_pair)
+{
+    if (u.partial < 0) {
+        uint16_t *dst = a.out + (u.q_row0 + r0) * MB_DV + d0;
+        each_pair([&](int r, int d, float x, float y) {
+            *(uint32_t *)(dst + r * MB_DV + d) = (uint32_t)mb_f32_to_bf16(x) | ((uint32_t)mb_f32_to_bf16(y) << 16);
+        });
+    } else {
+        float *dst = a.partial_o + ((int64_t)u.partial * a.rows_per_unit + r0) * MB_DV + d0;
+        each_pair([&](int r, int d, float x, float y) { *(float2 *)(dst + r * MB_DV + d) = make_float2(x, y); });
+    }
+}
+
 /* The tiles of a 32-row unit and its rows' store: each warpgroup's P V multiplies all 512 value dims
  * of its own rows. */
 template <int N>
@@ -117,7 +134,6 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
     const int wg = s9_warpgroup(), wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int rows = u.row_end - u.row_begin, b = u.batch;
-    const int64_t qrow0 = u.q_row0;
     const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
     /* A warpgroup's hold on tile `it` ends once all its warps have waited for their score wgmmas and
      * fenced their V^T fragment loads of it, which a barrier of the warpgroup in the next tile shows
@@ -204,15 +220,7 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
                     for (int mb = 0; mb < 8; mb++)
                         store(8 * j + cc, 64 * mb, o[mb][4 * j + cc] * inv[j][cc], o[mb][4 * j + 2 + cc] * inv[j][cc]);
     };
-    if (u.partial < 0) {
-        uint16_t *dst = a.out + (qrow0 + r0) * MB_DV + d0;
-        each_pair([&](int r, int d, float x, float y) {
-            *(uint32_t *)(dst + r * MB_DV + d) = (uint32_t)mb_f32_to_bf16(x) | ((uint32_t)mb_f32_to_bf16(y) << 16);
-        });
-    } else {
-        float *dst = a.partial_o + ((int64_t)u.partial * a.rows_per_unit + r0) * MB_DV + d0;
-        each_pair([&](int r, int d, float x, float y) { *(float2 *)(dst + r * MB_DV + d) = make_float2(x, y); });
-    }
+    rs_store_pairs(a, u, r0, d0, each_pair);
 }
 
 /* The tiles of a 64-row unit and its rows' store (v67): each warpgroup's P V multiplies its half of
@@ -227,7 +235,6 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
     const int wg = s9_warpgroup(), wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int rows = u.row_end - u.row_begin, b = u.batch;
-    const int64_t qrow0 = u.q_row0;
     const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
     /* Both warpgroups are past tile `it` once they meet in tile it + 1 (cta_pair_sync): its stage
      * takes the tile S ahead. */
@@ -330,15 +337,7 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
                         store(8 * j + cc, 64 * mb, o[mb][4 * j + cc] * inv, o[mb][4 * j + 2 + cc] * inv);
             }
     };
-    if (u.partial < 0) {
-        uint16_t *dst = a.out + (qrow0 + 2 * t) * MB_DV + d0;
-        each_pair([&](int r, int d, float x, float y) {
-            *(uint32_t *)(dst + r * MB_DV + d) = (uint32_t)mb_f32_to_bf16(x) | ((uint32_t)mb_f32_to_bf16(y) << 16);
-        });
-    } else {
-        float *dst = a.partial_o + ((int64_t)u.partial * a.rows_per_unit + 2 * t) * MB_DV + d0;
-        each_pair([&](int r, int d, float x, float y) { *(float2 *)(dst + r * MB_DV + d) = make_float2(x, y); });
-    }
+    rs_store_pairs(a, u, 2 * t, d0, each_pair);
 }
 
 template <int N>
