@@ -63,7 +63,9 @@ __device__ __forceinline__ void cta_pair_sync() { asm volatile("bar.sync 3, 256;
 template <int N>
 __device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t &a, int64_t qrow0, int rows)
 {
-    /* 8 values a piece; at 64 rows 18 pieces a thread, loaded 6 at a time (18 in flight spilled) */
+    /* 8 values a piece: 9 a thread at 32 rows, all in flight. (The 64-row kernel compiles this path
+     * too, behind the runtime test that sends its units to stage_q: 18 a thread there, 6 at a time,
+     * since 18 in flight spilled.) */
     constexpr int PIECES = MB_DK / 8, PER = N * PIECES / S9_THREADS, BATCH = PER % 6 == 0 ? 6 : PER;
     static_assert(N * PIECES % S9_THREADS == 0 && PER % BATCH == 0, "whole pieces a thread, whole batches");
 #pragma unroll 1
