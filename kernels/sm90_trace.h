@@ -32,7 +32,11 @@ enum s9_trace_field {
     S9T_SCORED = 12,              /* + warpgroup: the score wgmmas summed (score_tile returned) */
     S9T_STORED = 14,              /* a unit's rows stored (thread 0, past the unit's last barrier; first tile) */
     S9T_ENTRY = 15,               /* the CTA's start (tile 0 only) */
-    S9T_FIELDS = 16
+    /* A rows-split unit's end, split (thread 0, first tile): its last P V waited for, then its rows'
+     * sums exchanged (the barrier before the stores); S9T_STORED follows the stores' issue. */
+    S9T_DRAINED = 16,
+    S9T_SUMMED = 17,
+    S9T_FIELDS = 18
 };
 
 #ifdef MB_TRACE

@@ -20,7 +20,9 @@ against each other and against the copies:
            Q in shared memory, to Q cast, to its first tile's top (where Q is cast from global memory
            or loaded as fp8, the load holds it all and the cast reads 0)
   entry    (16 fields) the CTA's start to its first unit's start: the plan's reads
-  unit end (16 fields) a unit's last P V issued to its rows stored: the P V's end, row sums, stores
+  unit end (16 fields) a unit's last P V issued to its rows stored: the P V's end, row sums, stores;
+           split (18 fields, rows-split units) into  drain  (to its last P V waited for),  sums  (to
+           the rows' sums exchanged) and  stores  (to the stores issued and the CTA's barrier)
   span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, entry, the
            unit's end, the combine)
 
@@ -39,7 +41,7 @@ import numpy as np
 
 MAGIC = 0x52543953
 ISSUE, TOP, READY, SOFTMAX, END = 0, 1, 3, 5, 7
-UNIT, Q_LANDED, Q_CAST, SCORED, STORED, ENTRY = 9, 10, 11, 12, 14, 15
+UNIT, Q_LANDED, Q_CAST, SCORED, STORED, ENTRY, DRAINED, SUMMED = 9, 10, 11, 12, 14, 15, 16, 17
 
 
 def load(path):
@@ -75,7 +77,8 @@ def walked(s):
 def measures(t):
     """Per-tile measures in cycles, each a flat array over every CTA's complete tiles."""
     m = {k: [] for k in ("period", "drift", "offset", "wait", "lead", "landing", "scores", "wgmmas", "softmax",
-                         "P V", "tail", "prologue", "entry", "Q load", "Q cast", "to top", "unit end", "span")}
+                         "P V", "tail", "prologue", "entry", "Q load", "Q cast", "to top", "unit end", "drain", "sums",
+                         "stores", "span")}
     for c in range(t.shape[0]):
         s = t[c]
         n, wgs, step = walked(s)
@@ -117,7 +120,12 @@ def measures(t):
                 m["Q cast"].append(s[j, Q_CAST] - s[j, Q_LANDED])
                 m["to top"].append(first[j:j + step].min() - s[j, Q_CAST])
                 if s.shape[1] > ENTRY and s[j, STORED] > 0 and (j2 < n or whole):
-                    m["unit end"].append(s[j, STORED] - max(s[i, END + w] for i in range(j, j2) for w in wgs[i]))
+                    last = max(s[i, END + w] for i in range(j, j2) for w in wgs[i])
+                    m["unit end"].append(s[j, STORED] - last)
+                    if s.shape[1] > SUMMED and s[j, DRAINED] > 0 and s[j, SUMMED] > 0:
+                        m["drain"].append(s[j, DRAINED] - last)
+                        m["sums"].append(s[j, SUMMED] - s[j, DRAINED])
+                        m["stores"].append(s[j, STORED] - s[j, SUMMED])
             if s.shape[1] > ENTRY and s[0, ENTRY] > 0 and s[0, UNIT] > 0:
                 m["entry"].append(s[0, UNIT] - s[0, ENTRY])
     return {k: np.array(v, dtype=float) for k, v in m.items()}
@@ -132,7 +140,8 @@ def report(t, khz, out=sys.stdout):
     print(f"{len(m['lead'])} tiles of {len(m['span'])} CTAs ({walker}); clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
     for k, v in m.items():
         if not len(v):
-            if k not in ("Q load", "Q cast", "to top", "wgmmas", "softmax", "drift", "offset", "entry", "unit end"):
+            if k not in ("Q load", "Q cast", "to top", "wgmmas", "softmax", "drift", "offset", "entry", "unit end",
+                         "drain", "sums", "stores"):
                 print(f"{k:8s} none", file=out)
             continue
         p = np.percentile(v, [10, 50, 90])
@@ -206,7 +215,7 @@ def self_test():
     measures must find those numbers."""
     rng = np.random.default_rng(1)
     ctas, tiles, period, lat, ahead = 4, 40, 4000, 1500, 1000
-    t = np.zeros((8, 64, 16), dtype=np.int64)
+    t = np.zeros((8, 64, 18), dtype=np.int64)
     for c in range(ctas):
         clock = 10_000 + 100 * c
         issue = {j: clock - 500 for j in range(3)}
@@ -224,6 +233,7 @@ def self_test():
             issue[j + 3] = t[c, j, END + 1]          # the later warpgroup's end frees the stage
             clock = max(clock + period, land)
         t[c, 0, STORED] = t[c, tiles - 1, END:END + 2].max() + 800
+        t[c, 0, DRAINED], t[c, 0, SUMMED] = t[c, 0, STORED] - 650, t[c, 0, STORED] - 300
     m = measures(t)
     checks = [
         ("period", np.median(m["period"]), period, 50),
@@ -236,6 +246,9 @@ def self_test():
         ("to top", np.median(m["to top"]), 250, 20),
         ("entry", np.median(m["entry"]), 600, 0),
         ("unit end", np.median(m["unit end"]), 800, 0),
+        ("drain", np.median(m["drain"]), 150, 0),
+        ("sums", np.median(m["sums"]), 350, 0),
+        ("stores", np.median(m["stores"]), 300, 0),
     ]
     # The alternate-tile walker: tile j walked by warpgroup j % 2 alone, each warpgroup a tile every
     # 5000 cycles, warpgroup 1 starting 2000 after warpgroup 0 (offset 0.4); copies issued when the
