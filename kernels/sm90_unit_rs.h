@@ -63,24 +63,20 @@ __device__ __forceinline__ void cta_pair_sync() { asm volatile("bar.sync 3, 256;
 template <int N>
 __device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t &a, int64_t qrow0, int rows)
 {
-    /* 8 values a piece: 9 a thread at 32 rows, all in flight. (The 64-row kernel compiles this path
-     * too, behind the runtime test that sends its units to stage_q: 18 a thread there, 6 at a time,
-     * since 18 in flight spilled.) */
-    constexpr int PIECES = MB_DK / 8, PER = N * PIECES / S9_THREADS, BATCH = PER % 6 == 0 ? 6 : PER;
-    static_assert(N * PIECES % S9_THREADS == 0 && PER % BATCH == 0, "whole pieces a thread, whole batches");
-#pragma unroll 1
-    for (int k0 = 0; k0 < PER; k0 += BATCH) {
-        uint4 v[BATCH];
+    /* 8 values a piece, 9 a thread, every load in flight before the first conversion (at 64 rows
+     * the 18 a thread this would hold spilled: those units stage Q instead) */
+    constexpr int PIECES = MB_DK / 8, PER = N * PIECES / S9_THREADS;
+    static_assert(N <= 32 && N * PIECES % S9_THREADS == 0, "units that do not stage Q (rs_stages_q); whole pieces a thread");
+    uint4 v[PER];
 #pragma unroll
-        for (int k = 0; k < BATCH; k++) {   /* a batch of loads in flight before its first conversion */
-            const int i = threadIdx.x + (k0 + k) * S9_THREADS, r = i / PIECES, c = i % PIECES;
-            v[k] = r < rows ? *(const uint4 *)(a.q_src_cast + (qrow0 + r) * MB_DK + 8 * c) : make_uint4(0, 0, 0, 0);
-        }
+    for (int k = 0; k < PER; k++) {
+        const int i = threadIdx.x + k * S9_THREADS, r = i / PIECES, c = i % PIECES;
+        v[k] = r < rows ? *(const uint4 *)(a.q_src_cast + (qrow0 + r) * MB_DK + 8 * c) : make_uint4(0, 0, 0, 0);
+    }
 #pragma unroll
-        for (int k = 0; k < BATCH; k++) {
-            const int i = threadIdx.x + (k0 + k) * S9_THREADS, r = i / PIECES, c = i % PIECES;
-            *(uint2 *)&q[w9_off(r, 8 * c, S9_KSBO)] = make_uint2(cast4(v[k].x, v[k].y), cast4(v[k].z, v[k].w));
-        }
+    for (int k = 0; k < PER; k++) {
+        const int i = threadIdx.x + k * S9_THREADS, r = i / PIECES, c = i % PIECES;
+        *(uint2 *)&q[w9_off(r, 8 * c, S9_KSBO)] = make_uint2(cast4(v[k].x, v[k].y), cast4(v[k].z, v[k].w));
     }
 }
 
@@ -389,7 +385,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
         if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_CAST);
         issue_first(early, S);
     } else if (a.q_src_cast) {
-        cast_q_global<N>(sm.q, a, qrow0, rows);
+        if constexpr (!rs_stages_q<N>()) cast_q_global<N>(sm.q, a, qrow0, rows);   /* else not reached */
         w9_fence_proxy();          /* the cast's writes are read by wgmma */
         __syncthreads();
         if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED), s9_stamp(seq0, S9T_Q_CAST);
