@@ -184,12 +184,12 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
         if (wt == 0) s9_stamp(seq0 + it, S9T_END + wg);
     }
     w9_wait<0>();
-    if (threadIdx.x == 0) s9_stamp(seq0, S9T_DRAINED);
+    if (wt == 0) s9_stamp(seq0, S9T_DRAINED + wg);
 
     /* Row sums: over the 8 lanes of a column, then over the warpgroup's 4 warps. */
     row_sums<RB>(l, sm.red[wg][warp]);
     wg_sync(wg);
-    if (threadIdx.x == 0) s9_stamp(seq0, S9T_SUMMED);
+    if (wt == 0) s9_stamp(seq0, S9T_SUMMED + wg);
     if (ntiles > 0) release(ntiles - 1);
 
     /* The rows leave straight from the registers, normalised (the V scale applied once, here): for
@@ -298,7 +298,7 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
         if (wt == 0) s9_stamp(seq0 + it, S9T_END + wg);
     }
     w9_wait<0>();
-    if (threadIdx.x == 0) s9_stamp(seq0, S9T_DRAINED);
+    if (wt == 0) s9_stamp(seq0, S9T_DRAINED + wg);
 
     /* Row sums: over the 8 lanes of a column, then over the warpgroup's 4 warps; every row's to
      * row_l, since each warpgroup normalises all rows of its dims. */
@@ -316,8 +316,9 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
                     a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2f(lr) : -INFINITY;
             }
         }
+    if (wt == 0) s9_stamp(seq0, S9T_SUMMED + wg);
     cta_pair_sync();
-    if (threadIdx.x == 0) s9_stamp(seq0, S9T_SUMMED);
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_SYNCED);
 
     /* The rows leave straight from the registers, normalised (the V scale applied once, here): for
      * each of a thread's rows and 64-dim blocks, a warp stores 4 rows x 16 dims, 64 contiguous bytes a

@@ -21,8 +21,10 @@ against each other and against the copies:
            or loaded as fp8, the load holds it all and the cast reads 0)
   entry    (16 fields) the CTA's start to its first unit's start: the plan's reads
   unit end (16 fields) a unit's last P V issued to its rows stored: the P V's end, row sums, stores;
-           split (18 fields, rows-split units) into  drain  (to its last P V waited for),  sums  (to
-           the rows' sums exchanged) and  stores  (to the stores issued and the CTA's barrier)
+           split (21 fields, rows-split units) into  drain  (to the later warpgroup's last P V
+           waited for),  sums  (the slower warpgroup's row sums),  barrier  (64 rows: the CTA barrier
+           after both summed) and  stores  (to the stores issued and the CTA's last barrier);
+           end skew: warpgroup 1's drain after warpgroup 0's
   span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, entry, the
            unit's end, the combine)
 
@@ -41,7 +43,7 @@ import numpy as np
 
 MAGIC = 0x52543953
 ISSUE, TOP, READY, SOFTMAX, END = 0, 1, 3, 5, 7
-UNIT, Q_LANDED, Q_CAST, SCORED, STORED, ENTRY, DRAINED, SUMMED = 9, 10, 11, 12, 14, 15, 16, 17
+UNIT, Q_LANDED, Q_CAST, SCORED, STORED, ENTRY, DRAINED, SUMMED, SYNCED = 9, 10, 11, 12, 14, 15, 16, 18, 20
 
 
 def load(path):
@@ -78,7 +80,7 @@ def measures(t):
     """Per-tile measures in cycles, each a flat array over every CTA's complete tiles."""
     m = {k: [] for k in ("period", "drift", "offset", "wait", "lead", "landing", "scores", "wgmmas", "softmax",
                          "P V", "tail", "prologue", "entry", "Q load", "Q cast", "to top", "unit end", "drain", "sums",
-                         "stores", "span")}
+                         "barrier", "stores", "end skew", "span")}
     for c in range(t.shape[0]):
         s = t[c]
         n, wgs, step = walked(s)
@@ -122,10 +124,17 @@ def measures(t):
                 if s.shape[1] > ENTRY and s[j, STORED] > 0 and (j2 < n or whole):
                     last = max(s[i, END + w] for i in range(j, j2) for w in wgs[i])
                     m["unit end"].append(s[j, STORED] - last)
-                    if s.shape[1] > SUMMED and s[j, DRAINED] > 0 and s[j, SUMMED] > 0:
-                        m["drain"].append(s[j, DRAINED] - last)
-                        m["sums"].append(s[j, SUMMED] - s[j, DRAINED])
-                        m["stores"].append(s[j, STORED] - s[j, SUMMED])
+                    ws = list(wgs[j])
+                    if s.shape[1] > SYNCED and all(s[j, DRAINED + w] > 0 and s[j, SUMMED + w] > 0 for w in ws):
+                        drained = max(s[j, DRAINED + w] for w in ws)
+                        summed = max(s[j, SUMMED + w] for w in ws)
+                        m["drain"].append(drained - last)
+                        m["sums"].append(max(s[j, SUMMED + w] - s[j, DRAINED + w] for w in ws))
+                        if s[j, SYNCED] > 0:
+                            m["barrier"].append(s[j, SYNCED] - summed)
+                        m["stores"].append(s[j, STORED] - (s[j, SYNCED] if s[j, SYNCED] > 0 else summed))
+                        if len(ws) == 2:
+                            m["end skew"].append(s[j, DRAINED + 1] - s[j, DRAINED])
             if s.shape[1] > ENTRY and s[0, ENTRY] > 0 and s[0, UNIT] > 0:
                 m["entry"].append(s[0, UNIT] - s[0, ENTRY])
     return {k: np.array(v, dtype=float) for k, v in m.items()}
@@ -141,7 +150,7 @@ def report(t, khz, out=sys.stdout):
     for k, v in m.items():
         if not len(v):
             if k not in ("Q load", "Q cast", "to top", "wgmmas", "softmax", "drift", "offset", "entry", "unit end",
-                         "drain", "sums", "stores"):
+                         "drain", "sums", "barrier", "stores", "end skew"):
                 print(f"{k:8s} none", file=out)
             continue
         p = np.percentile(v, [10, 50, 90])
@@ -215,7 +224,7 @@ def self_test():
     measures must find those numbers."""
     rng = np.random.default_rng(1)
     ctas, tiles, period, lat, ahead = 4, 40, 4000, 1500, 1000
-    t = np.zeros((8, 64, 18), dtype=np.int64)
+    t = np.zeros((8, 64, 21), dtype=np.int64)
     for c in range(ctas):
         clock = 10_000 + 100 * c
         issue = {j: clock - 500 for j in range(3)}
@@ -233,7 +242,10 @@ def self_test():
             issue[j + 3] = t[c, j, END + 1]          # the later warpgroup's end frees the stage
             clock = max(clock + period, land)
         t[c, 0, STORED] = t[c, tiles - 1, END:END + 2].max() + 800
-        t[c, 0, DRAINED], t[c, 0, SUMMED] = t[c, 0, STORED] - 650, t[c, 0, STORED] - 300
+        # the end: warpgroup 1 drains 40 later, sums take 100 and 150, the barrier 50, the stores 300
+        t[c, 0, DRAINED], t[c, 0, DRAINED + 1] = t[c, 0, STORED] - 650, t[c, 0, STORED] - 610
+        t[c, 0, SUMMED], t[c, 0, SUMMED + 1] = t[c, 0, STORED] - 550, t[c, 0, STORED] - 460
+        t[c, 0, SYNCED] = t[c, 0, STORED] - 300
     m = measures(t)
     checks = [
         ("period", np.median(m["period"]), period, 50),
@@ -246,9 +258,11 @@ def self_test():
         ("to top", np.median(m["to top"]), 250, 20),
         ("entry", np.median(m["entry"]), 600, 0),
         ("unit end", np.median(m["unit end"]), 800, 0),
-        ("drain", np.median(m["drain"]), 150, 0),
-        ("sums", np.median(m["sums"]), 350, 0),
+        ("drain", np.median(m["drain"]), 190, 0),
+        ("sums", np.median(m["sums"]), 150, 0),
+        ("barrier", np.median(m["barrier"]), 160, 0),
         ("stores", np.median(m["stores"]), 300, 0),
+        ("end skew", np.median(m["end skew"]), 40, 0),
     ]
     # The alternate-tile walker: tile j walked by warpgroup j % 2 alone, each warpgroup a tile every
     # 5000 cycles, warpgroup 1 starting 2000 after warpgroup 0 (offset 0.4); copies issued when the
