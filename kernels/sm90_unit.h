@@ -44,6 +44,17 @@ __device__ __forceinline__ float exp2_ftz(float x)
     return y;
 }
 
+/* log2 x by the MUFU unit alone (lg2.approx.ftz: relative error ~2^-22), for a row's log-sum-exp,
+ * whose sum is >= 1 (its largest term is exactly 1) or 0 (tested apart). log2f's accurate
+ * polynomial sat behind branches, one row after another in one warp: most of the ~1.3 us of a
+ * 64-row unit's row-sum phase on split shapes (the trace's "sums", fifteenth session). */
+__device__ __forceinline__ float log2_ftz(float x)
+{
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
 /* Two floats as one f16x2 word, lo in the low half (round to nearest even, as __float2half_rn). */
 __device__ __forceinline__ uint32_t f16x2_of(float lo, float hi)
 {

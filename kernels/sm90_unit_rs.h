@@ -197,6 +197,9 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
      * row as fp32 partials, 32 as bf16 output, whole sectors. (v33-v43 staged the rows in shared
      * memory for 128-bit stores, behind two CTA barriers: in v41+v42's b32-q4-1k profile the unit's
      * end took 23 % of its samples, its stores stalled on the staged loads.) */
+    /* Every thread normalises its rows; warp j writes row block j's log-sum-exps (v75: warp 0 wrote
+     * them all, one after another) */
+    static_assert(RB <= 4, "a row block a warp");
     float inv[RB][2];
 #pragma unroll
     for (int j = 0; j < RB; j++)
@@ -205,8 +208,8 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
             const int rw = 8 * j + 2 * t + cc;
             const float lr = sm.red[wg][0][rw] + sm.red[wg][1][rw] + sm.red[wg][2][rw] + sm.red[wg][3][rw];
             inv[j][cc] = lr > 0.0f ? sc.kv / lr : 0.0f;
-            if (u.partial >= 0 && warp == 0 && g == 0 && wg * NH + rw < rows)
-                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2f(lr) : -INFINITY;
+            if (u.partial >= 0 && warp == j && g == 0 && wg * NH + rw < rows)
+                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2_ftz(lr) : -INFINITY;
         }
     const int r0 = wg * NH + 2 * t, d0 = 16 * warp + 2 * g;
     /* store(row r0 + r, dim d0 + d, its value, that of dim d0 + d + 1) for each of the thread's pairs */
@@ -301,7 +304,9 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
     if (wt == 0) s9_stamp(seq0, S9T_DRAINED + wg);
 
     /* Row sums: over the 8 lanes of a column, then over the warpgroup's 4 warps; every row's to
-     * row_l, since each warpgroup normalises all rows of its dims. */
+     * row_l, since each warpgroup normalises all rows of its dims. Warp j writes row block j (v75:
+     * warp 0 wrote all 8, one after another, ~1.3 us with log2f's polynomial on split shapes). */
+    static_assert(RB <= 4, "a row block a warp");
     row_sums<RB>(l, sm.red[wg][warp]);
     wg_sync(wg);
 #pragma unroll
@@ -309,11 +314,11 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
 #pragma unroll
         for (int cc = 0; cc < 2; cc++) {
             const int rw = 8 * j + 2 * t + cc;
-            const float lr = sm.red[wg][0][rw] + sm.red[wg][1][rw] + sm.red[wg][2][rw] + sm.red[wg][3][rw];
-            if (warp == 0 && g == 0) {
+            if (warp == j && g == 0) {
+                const float lr = sm.red[wg][0][rw] + sm.red[wg][1][rw] + sm.red[wg][2][rw] + sm.red[wg][3][rw];
                 sm.row_l[wg * NH + rw] = lr;
                 if (u.partial >= 0 && wg * NH + rw < rows)
-                    a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2f(lr) : -INFINITY;
+                    a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2_ftz(lr) : -INFINITY;
             }
         }
     if (wt == 0) s9_stamp(seq0, S9T_SUMMED + wg);
