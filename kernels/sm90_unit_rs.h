@@ -196,9 +196,8 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
      * each of a thread's rows and 64-dim blocks, a warp stores 4 rows x 16 dims, 64 contiguous bytes a
      * row as fp32 partials, 32 as bf16 output, whole sectors. (v33-v43 staged the rows in shared
      * memory for 128-bit stores, behind two CTA barriers: in v41+v42's b32-q4-1k profile the unit's
-     * end took 23 % of its samples, its stores stalled on the staged loads.) */
-    /* Every thread normalises its rows; warp j writes row block j's log-sum-exps (v75: warp 0 wrote
-     * them all, one after another) */
+     * end took 23 % of its samples, its stores stalled on the staged loads.) Every thread normalises
+     * its rows; warp j writes row block j's log-sum-exps (v75: warp 0 wrote them all, in turn). */
     static_assert(RB <= 4, "a row block a warp");
     float inv[RB][2];
 #pragma unroll
