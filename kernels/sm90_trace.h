@@ -32,9 +32,10 @@ enum s9_trace_field {
     S9T_SCORED = 12,              /* + warpgroup: the score wgmmas summed (score_tile returned) */
     S9T_STORED = 14,              /* a unit's rows stored (thread 0, past the unit's last barrier; first tile) */
     S9T_ENTRY = 15,               /* the CTA's start (tile 0 only) */
-    /* A rows-split unit's end, split (first tile): + warpgroup, its last P V waited for and its rows'
-     * sums written; at 64 rows, thread 0 past the CTA barrier that follows (the stores start there).
-     * S9T_STORED follows the stores' issue. */
+    /* A unit's end, split (its first tile's slot): + warpgroup, its last P V waited for and its rows'
+     * sums written; thread 0 past the CTA barrier where the stores start (64 rows: the one after the
+     * sums; alternate tiles: the one after the warpgroups' merge; 32 rows: none). S9T_STORED follows
+     * the stores' issue. */
     S9T_DRAINED = 16,
     S9T_SUMMED = 18,
     S9T_SYNCED = 20,

@@ -107,6 +107,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
         if (wt == 0) s9_stamp(slot(j), S9T_END + wg);
     }
     w9_wait<0>();
+    if (wt == 0) s9_stamp(2 * seq0, S9T_DRAINED + wg);   /* the unit's end in its first slot, both warpgroups */
 
     /* Each warpgroup's row sums: over the 8 lanes of a column, then over its 4 warps. */
     row_sums<RB>(l, sm.red[wg][warp]);
@@ -120,6 +121,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
                 sm.wl[wg][r] = sm.red[wg][0][r] + sm.red[wg][1][r] + sm.red[wg][2][r] + sm.red[wg][3][r];
                 sm.wm[wg][r] = m[jb][cc];
             }
+    if (wt == 0) s9_stamp(2 * seq0, S9T_SUMMED + wg);
     __syncthreads();
 
     /* The merge. Each row's max over both halves; both halves rescaled to it. Warpgroup w keeps value
@@ -162,6 +164,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
                 }
         }
     __syncthreads();
+    if (threadIdx.x == 0) s9_stamp(2 * seq0, S9T_SYNCED);
     store_unit(ob, sm.row_m, sm.row_l, a, u, rows, qrow0);
     w9_fence_proxy();              /* the row buffers' generic writes before the next unit's TMA writes */
     __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */

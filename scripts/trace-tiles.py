@@ -21,10 +21,11 @@ against each other and against the copies:
            or loaded as fp8, the load holds it all and the cast reads 0)
   entry    (16 fields) the CTA's start to its first unit's start: the plan's reads
   unit end (16 fields) a unit's last P V issued to its rows stored: the P V's end, row sums, stores;
-           split (21 fields, rows-split units) into  drain  (to the later warpgroup's last P V
-           waited for),  sums  (the slower warpgroup's row sums),  barrier  (64 rows: the CTA barrier
-           after both summed) and  stores  (to the stores issued and the CTA's last barrier);
-           end skew: warpgroup 1's drain after warpgroup 0's
+           split (21 fields) into  drain  (to the later warpgroup's last P V waited for),  sums  (the
+           slower warpgroup's row sums),  barrier  (to the CTA barrier where the stores start: at 64
+           rows the barrier alone, with alternate tiles the warpgroups' merge too; none at 32 rows)
+           and  stores  (to the stores issued and the CTA's last barrier); end skew: warpgroup 1's
+           drain after warpgroup 0's
   span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, entry, the
            unit's end, the combine)
 
@@ -124,8 +125,8 @@ def measures(t):
                 if s.shape[1] > ENTRY and s[j, STORED] > 0 and (j2 < n or whole):
                     last = max(s[i, END + w] for i in range(j, j2) for w in wgs[i])
                     m["unit end"].append(s[j, STORED] - last)
-                    ws = list(wgs[j])
-                    if s.shape[1] > SYNCED and all(s[j, DRAINED + w] > 0 and s[j, SUMMED + w] > 0 for w in ws):
+                    ws = [w for w in (0, 1) if s.shape[1] > SYNCED and s[j, DRAINED + w] > 0]   # both, where both walk the unit
+                    if ws and all(s[j, SUMMED + w] > 0 for w in ws):
                         drained = max(s[j, DRAINED + w] for w in ws)
                         summed = max(s[j, SUMMED + w] for w in ws)
                         m["drain"].append(drained - last)
