@@ -2,7 +2,7 @@
  * not decode_sm90.hip's dims-split one, for small pages), in builds made with `make TRACE=1` only:
  * when each tile's copy was issued, and when each warpgroup reached the tile, had its data, had summed
  * its scores, had finished its softmax and had issued its P V; when each unit started and had Q landed
- * and cast. Profiles sample where warps wait; these stamps say for what, in time: how far the
+ * and cast, and how its end went (its last P V waited for, its row sums, its stores). Profiles sample where warps wait; these stamps say for what, in time: how far the
  * warpgroups drift apart, how long a copy takes from issue to landing, and how much of that the ring
  * hides (scripts/trace-tiles.py reads them). One thread a warpgroup stores a stamp (a clock read and a
  * global store, no wait), so the kernel's timing moves little, but a trace build's times are not the
