@@ -22,9 +22,7 @@ int cmd_check(int argc, char **argv)
         for (int k = 0; k < cfg.n_cases && !quiet; k++) {
             const mb_case_t *c = &cfg.cases[k];
             char splits[16];
-            if (c->splits == 0) snprintf(splits, sizeof splits, "auto");
-            else if (c->splits == MB_SPLITS_TUNED) snprintf(splits, sizeof splits, "tuned");
-            else snprintf(splits, sizeof splits, "%d", c->splits);
+            mb_splits_request_text(c->splits, splits, sizeof splits);
             printf("  %-40s batch %5d  q_len %d  kv %-18s heads %3d  splits %-5s  %s", c->name, c->batch,
                    c->q_len, c->kv_desc, c->heads, splits, mb_mode_name(c->mode));
             if (c->page_size) printf("  pages %d %s", c->page_size, mb_page_order_name(c->page_order));

@@ -558,8 +558,7 @@ static void value_text(int f, value_t v, const char *kv_desc, char *buf, size_t 
     else if (d->kind == K_NUM) fmt_double(buf, n, v.v);
     else if (d->kind == K_BOOL) snprintf(buf, n, "%s", v.v ? "true" : "false");
     else if (d->kind == K_CHOICE) snprintf(buf, n, "%s", d->choice[(int)v.v]);
-    else if (d->kind == K_SPLITS && v.v == 0) snprintf(buf, n, "auto");
-    else if (d->kind == K_SPLITS && v.v == MB_SPLITS_TUNED) snprintf(buf, n, "tuned");
+    else if (d->kind == K_SPLITS) mb_splits_request_text((int)v.v, buf, n);
     else snprintf(buf, n, "%.0f", v.v);
 }
 
@@ -884,6 +883,13 @@ const char *mb_q_quant_name(mb_q_quant_t q)
 const char *mb_page_order_name(mb_page_order_t o)
 {
     return FIELDS[F_PAGE_ORDER].choice[o];
+}
+
+void mb_splits_request_text(int splits, char *buf, size_t n)
+{
+    if (splits == 0) snprintf(buf, n, "auto");
+    else if (splits == MB_SPLITS_TUNED) snprintf(buf, n, "tuned");
+    else snprintf(buf, n, "%d", splits);
 }
 
 int64_t mb_case_total_kv(const mb_case_t *c)

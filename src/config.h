@@ -65,6 +65,8 @@ void mb_config_free(mb_config_t *cfg);
 const char *mb_mode_name(mb_mode_t m);
 const char *mb_q_quant_name(mb_q_quant_t q);
 const char *mb_page_order_name(mb_page_order_t o);
+/* num_kv_splits as a config writes it: "auto", "tuned" or the count. */
+void mb_splits_request_text(int splits, char *buf, size_t n);
 /* Sum of kv_lens: the KV tokens a case reads, for sizing (its query rows are batch * q_len). */
 int64_t mb_case_total_kv(const mb_case_t *c);
 /* Pages of a paged case's pool, sum over batches of ceil(kv_len / page_size); 0 for a flat cache. */

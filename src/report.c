@@ -34,8 +34,7 @@ void mb_splits_text(char *buf, size_t n, const mb_case_result_t *cr)
 {
     char how = cr->splits_how ? cr->splits_how : cr->c->splits == 0 ? 'a' : 0;
     if (cr->splits_max > 0) snprintf(buf, n, "%d%s", cr->splits_max, how == 'a' ? "a" : how == 't' ? "t" : "");
-    else if (how) snprintf(buf, n, "%s", how == 't' ? "tuned" : "auto");
-    else snprintf(buf, n, "%d", cr->c->splits);
+    else mb_splits_request_text(cr->c->splits, buf, n);
 }
 
 void mb_pages_text(char *buf, size_t n, const mb_case_t *c)

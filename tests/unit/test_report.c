@@ -691,6 +691,35 @@ static void test_npy_rejects(void)
     CHECK(access(path, F_OK) != 0 && hidden_files(tdir) == 0);
 }
 
+/* The splits column: the plan's count with how it was chosen, else the request as configured (a
+ * tuned case that ended before its plan once printed -1 here). */
+static void test_splits_text(void)
+{
+    mb_case_t c = { 0 };
+    mb_case_result_t cr = { 0 };
+    char buf[16];
+    cr.c = &c;
+    cr.splits_max = 8;
+    mb_splits_text(buf, sizeof buf, &cr);
+    CHECKF(!strcmp(buf, "8a"), "%s", buf);
+    cr.splits_how = 't';
+    mb_splits_text(buf, sizeof buf, &cr);
+    CHECKF(!strcmp(buf, "8t"), "%s", buf);
+    cr.splits_max = 0;
+    c.splits = MB_SPLITS_TUNED;
+    mb_splits_text(buf, sizeof buf, &cr);
+    CHECKF(!strcmp(buf, "tuned"), "%s", buf);
+    cr.splits_how = 0;
+    mb_splits_text(buf, sizeof buf, &cr);
+    CHECKF(!strcmp(buf, "tuned"), "%s", buf);
+    c.splits = 0;
+    mb_splits_text(buf, sizeof buf, &cr);
+    CHECKF(!strcmp(buf, "auto"), "%s", buf);
+    c.splits = 4;
+    mb_splits_text(buf, sizeof buf, &cr);
+    CHECKF(!strcmp(buf, "4"), "%s", buf);
+}
+
 void suite_report(void)
 {
     snprintf(tdir, sizeof tdir, "/tmp/mb-report-XXXXXX");
@@ -705,6 +734,7 @@ void suite_report(void)
     RUN(test_jb_write);
     RUN(test_json_reader_rejects);
     RUN(test_csv);
+    RUN(test_splits_text);
     RUN(test_markdown);
     RUN(test_console_aligned);
     RUN(test_console_color_and_interrupt);
