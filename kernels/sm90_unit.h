@@ -46,9 +46,9 @@ __device__ __forceinline__ float exp2_ftz(float x)
 
 /* log2 x by the MUFU unit alone (lg2.approx.ftz: error ~2^-22, absolute near x = 1, relative away
  * from it), for a row's log-sum-exp, whose sum is >= 1 (its largest term is exactly 1) or 0 (tested
- * apart): a few 1e-6 of a merge weight at most. log2f's accurate
- * polynomial sat behind branches, one row after another in one warp: most of the ~1.3 us of a
- * 64-row unit's row-sum phase on split shapes (the trace's "sums", fifteenth session). */
+ * apart): a few 1e-6 of a merge weight at most. log2f's accurate polynomial sat behind branches, one
+ * row after another in one warp: most of the ~1.3 us of a 64-row unit's row-sum phase on split
+ * shapes (the trace's "sums", fifteenth session). */
 __device__ __forceinline__ float log2_ftz(float x)
 {
     float y;

@@ -103,9 +103,13 @@ __device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_de
     }
 }
 
-/* A unit's rows leave straight from the registers: each_pair(store) calls store(r, d, x, y) for each
- * of the thread's value pairs, row r0 + r, dims d0 + d and d0 + d + 1 of the unit; as bf16 output
- * where the unit covers its batch's whole KV range, else as fp32 partials for the combine. */
+/* A unit's rows leave straight from the registers, normalised (the V scale applied once, there):
+ * each_pair(store) calls store(r, d, x, y) for each of the thread's value pairs, row r0 + r, dims d0 +
+ * d and d0 + d + 1 of the unit; as bf16 output where the unit covers its batch's whole KV range, else
+ * as fp32 partials for the combine. A warp stores 4 rows x 16 dims a pair of registers, 64 contiguous
+ * bytes a row as fp32 partials, 32 as bf16 output, whole sectors. (v33-v43 staged the rows in shared
+ * memory for 128-bit stores, behind two CTA barriers: in v41+v42's b32-q4-1k profile the unit's end
+ * took 23 % of its samples, its stores stalled on the staged loads.) */
 template <class EachPair>
 __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const mb_work_t u, int r0, int d0, EachPair &&each_pair)
 {
@@ -192,12 +196,8 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
     if (wt == 0) s9_stamp(seq0, S9T_SUMMED + wg);
     if (ntiles > 0) release(ntiles - 1);
 
-    /* The rows leave straight from the registers, normalised (the V scale applied once, here): for
-     * each of a thread's rows and 64-dim blocks, a warp stores 4 rows x 16 dims, 64 contiguous bytes a
-     * row as fp32 partials, 32 as bf16 output, whole sectors. (v33-v43 staged the rows in shared
-     * memory for 128-bit stores, behind two CTA barriers: in v41+v42's b32-q4-1k profile the unit's
-     * end took 23 % of its samples, its stores stalled on the staged loads.) Every thread normalises
-     * its rows; warp j writes row block j's log-sum-exps (v75: warp 0 wrote them all, in turn). */
+    /* The rows leave by rs_store_pairs. Every thread normalises its rows; warp j writes row block j's
+     * log-sum-exps (v75: warp 0 wrote them all, in turn). */
     static_assert(RB <= 4, "a row block a warp");
     float inv[RB][2];
 #pragma unroll
@@ -324,11 +324,7 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
     cta_pair_sync();
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_SYNCED);
 
-    /* The rows leave straight from the registers, normalised (the V scale applied once, here): for
-     * each of a thread's rows and 64-dim blocks, a warp stores 4 rows x 16 dims, 64 contiguous bytes a
-     * row as fp32 partials, 32 as bf16 output, whole sectors. (v33-v43 staged the rows in shared
-     * memory for 128-bit stores, behind two CTA barriers: in v41+v42's b32-q4-1k profile the unit's
-     * end took 23 % of its samples, its stores stalled on the staged loads.) */
+    /* The rows leave by rs_store_pairs, each normalised by its sum from row_l. */
     const int d0 = dim0 + 16 * warp + 2 * g;
     /* store(row 2t + r, dim d0 + d, its value, that of dim d0 + d + 1) for each of the thread's pairs */
     auto each_pair = [&](auto &&store) {
