@@ -64,6 +64,27 @@ __device__ __forceinline__ uint32_t f16x2_of(float lo, float hi)
     return d;
 }
 
+/* Two floats as one bf16x2 word, lo in the low half, by one cvt (round to nearest even, as
+ * mb_f32_to_bf16, whose bit arithmetic takes ~7 instructions a value). Used by store_unit (v78); the
+ * rows-split walkers keep mb_f32_to_bf16: any change to their stores made ptxas reschedule the 64-row
+ * tile loop, which cost more than the stores gained (v76, sixteenth session). */
+__device__ __forceinline__ uint32_t bf16x2_of(float lo, float hi)
+{
+    uint32_t d;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+
+/* 1 / x by the MUFU unit alone (rcp.approx.ftz: about 1 ulp), for a row's normalisation: x is a row's
+ * sum, >= 1 (its largest term is exactly 1) or 0 (tested apart). A division compiles to a checked
+ * reciprocal with a slow-path call behind a branch, one a row. */
+__device__ __forceinline__ float rcp_ftz(float x)
+{
+    float y;
+    asm("rcp.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
 /* One warp's part of P^T (f16, rows x 64 tokens in w9_off's layout, row-group stride S9_HSBO): rows
  * [row0, row0 + 8 RB) at its 16 tokens [tok0, tok0 + 16). The softmax leaves lane (g, t) = (lane / 4,
  * lane % 4) holding, for each 8-row block j and half h, rows 8j + 2t and 8j + 2t + 1 at token
@@ -551,7 +572,7 @@ __device__ __forceinline__ void store_unit(const float *ob, const float *row_m, 
             const float *x = &ob[r * S9_OS + d];
             uint32_t w[4];
 #pragma unroll
-            for (int e = 0; e < 4; e++) w[e] = (uint32_t)mb_f32_to_bf16(x[2 * e]) | ((uint32_t)mb_f32_to_bf16(x[2 * e + 1]) << 16);
+            for (int e = 0; e < 4; e++) w[e] = bf16x2_of(x[2 * e], x[2 * e + 1]);
             *(uint4 *)&a.out[(qrow0 + r) * MB_DV + d] = make_uint4(w[0], w[1], w[2], w[3]);
         }
     } else {
@@ -561,7 +582,7 @@ __device__ __forceinline__ void store_unit(const float *ob, const float *row_m, 
             *(float4 *)&a.partial_o[(slot + r) * MB_DV + d] = *(const float4 *)&ob[r * S9_OS + d];
         }
         for (int r = threadIdx.x; r < rows; r += S9_THREADS)
-            a.partial_lse[slot + r] = row_l[r] > 0.0f ? row_m[r] + log2f(row_l[r]) : -INFINITY;
+            a.partial_lse[slot + r] = row_l[r] > 0.0f ? row_m[r] + log2_ftz(row_l[r]) : -INFINITY;
     }
 }
 

@@ -153,7 +153,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
 #pragma unroll
         for (int cc = 0; cc < 2; cc++) {
             int r = 8 * jb + 2 * t + cc;
-            float inv = lsum[jb][cc] > 0.0f ? sc.kv / lsum[jb][cc] : 0.0f;
+            float inv = lsum[jb][cc] > 0.0f ? sc.kv * rcp_ftz(lsum[jb][cc]) : 0.0f;
 #pragma unroll
             for (int mb = 0; mb < 4; mb++)
 #pragma unroll
