@@ -1,12 +1,14 @@
-/* Per-tile clock stamps of the rows-split and alternate-tile walkers (sm90_unit_rs.h, sm90_unit_pp.h;
- * not decode_sm90.hip's dims-split one, for small pages), in builds made with `make TRACE=1` only:
+/* Per-tile clock stamps of the rows-split, alternate-tile and three-warpgroup walkers (sm90_unit_rs.h,
+ * sm90_unit_pp.h, sm90_unit_pc.h; not decode_sm90.hip's dims-split one, for small pages), in builds
+ * made with `make TRACE=1` only:
  * when each tile's copy was issued, and when each warpgroup reached the tile, had its data, had summed
  * its scores, had finished its softmax and had issued its P V; when each unit started and had Q landed
  * and cast, and how its end went (its last P V waited for, its row sums, its stores). Profiles sample where warps wait; these stamps say for what, in time: how far the
  * warpgroups drift apart, how long a copy takes from issue to landing, and how much of that the ring
  * hides (scripts/trace-tiles.py reads them). One thread a warpgroup stores a stamp (a clock read and a
  * global store, no wait), so the kernel's timing moves little, but a trace build's times are not the
- * kernel's: time the plain build. Stamps are SM clock cycles (clock64), comparable only within a CTA.
+ * kernel's: time the plain build. Stamps are SM clock cycles (clock64), comparable only within a CTA;
+ * trace-tiles.py turns them into µs at the SM's maximum clock, so under a lower clock its µs read short.
  * Without MB_TRACE every stamp compiles to nothing. */
 #ifndef MB_SM90_TRACE_H
 #define MB_SM90_TRACE_H
@@ -39,7 +41,17 @@ enum s9_trace_field {
     S9T_DRAINED = 16,
     S9T_SUMMED = 18,
     S9T_SYNCED = 20,
-    S9T_FIELDS = 21
+    /* The three-warpgroup walker's scorer (sm90_unit_pc.h), each tile: its data waited for, its score
+     * wgmmas summed, its P made, the multipliers' release of the tile two back waited for, P handed
+     * over. Its two multipliers stamp TOP, READY, SOFTMAX (P received) and END + warpgroup, as the
+     * rows-split walker's warpgroups do, and at a unit's end DRAINED and SUMMED (at once: the scorer
+     * sums the rows) and SYNCED (the scorer's sums received). */
+    S9T_PC_READY = 21,
+    S9T_PC_SCORED = 22,
+    S9T_PC_SOFTMAX = 23,
+    S9T_PC_EMPTY = 24,
+    S9T_PC_FULL = 25,
+    S9T_FIELDS = 26
 };
 
 #ifdef MB_TRACE

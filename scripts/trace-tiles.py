@@ -29,8 +29,19 @@ against each other and against the copies:
   span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, entry, the
            unit's end, the combine)
 
+The three-warpgroup walker (64-row units of TMA tiles, sm90_unit_pc.h): the lines above are its two
+multipliers' (scores: their wait for the tile's P; softmax: the same less the first V^T load; P V:
+their P V to its end; sums 0 and barrier the wait for the scorer's row sums at a unit's end), and its
+scorer's follow (files with 26 fields):
+  s period the scorer's time from one tile's P handed over to the next one's
+  s wait   its wait for the tile's data (from its previous hand-over)
+  s wgmmas its score wgmmas summed;  s softmax  its P made;  s empty  its wait for both multipliers'
+           release of the tile two back (its P buffer and stage);  s handoff  P stored and handed over
+  P lag    a multiplier's receipt of a tile's P after the scorer handed it over (short: the
+           multipliers waited for the scorer; long: the scorer was ahead)
+
 Each line: 10th, 50th and 90th percentile over every tile of every CTA, in µs at the SM clock the file
-records (the maximum; clock64 counts real cycles, so under a lower clock the µs read long).
+records (the maximum; clock64 counts real cycles, so under a lower clock the µs read short).
 
     scripts/trace-tiles.py trace.bin[.gz] [--cta N [--svg OUT.svg]]   (--cta: also that CTA's first 24
         tiles, one a line; --svg: drawn as bars, a lane a warpgroup, each bar's time in its tooltip)
@@ -45,6 +56,8 @@ import numpy as np
 MAGIC = 0x52543953
 ISSUE, TOP, READY, SOFTMAX, END = 0, 1, 3, 5, 7
 UNIT, Q_LANDED, Q_CAST, SCORED, STORED, ENTRY, DRAINED, SUMMED, SYNCED = 9, 10, 11, 12, 14, 15, 16, 18, 20
+PC_READY, PC_SCORED, PC_SOFTMAX, PC_EMPTY, PC_FULL = 21, 22, 23, 24, 25
+SCORER = ("s period", "s wait", "s wgmmas", "s softmax", "s empty", "s handoff", "P lag")
 
 
 def load(path):
@@ -81,7 +94,7 @@ def measures(t):
     """Per-tile measures in cycles, each a flat array over every CTA's complete tiles."""
     m = {k: [] for k in ("period", "drift", "offset", "wait", "lead", "landing", "scores", "wgmmas", "softmax",
                          "P V", "tail", "prologue", "entry", "Q load", "Q cast", "to top", "unit end", "drain", "sums",
-                         "barrier", "stores", "end skew", "span")}
+                         "barrier", "stores", "end skew", "span") + SCORER}
     for c in range(t.shape[0]):
         s = t[c]
         n, wgs, step = walked(s)
@@ -115,6 +128,15 @@ def measures(t):
         start = s[:step, ISSUE].min()
         m["prologue"].append(first[:step].min() - start)
         m["span"].append(max(s[j, END + w] for j, w in pairs[-2:]) - start)
+        if s.shape[1] > PC_FULL and (s[:, PC_FULL] > 0).all():   # the three-warpgroup walker's scorer
+            full = s[:, PC_FULL]
+            m["s period"] += list(np.diff(full))
+            m["s wait"] += list(s[1:, PC_READY] - full[:-1])
+            m["s wgmmas"] += list(s[:, PC_SCORED] - s[:, PC_READY])
+            m["s softmax"] += list(s[:, PC_SOFTMAX] - s[:, PC_SCORED])
+            m["s empty"] += list(s[2:, PC_EMPTY] - s[2:, PC_SOFTMAX])
+            m["s handoff"] += list(full - s[:, PC_EMPTY])
+            m["P lag"] += [s[j, SOFTMAX + w] - full[j] for j in range(n) for w in (0, 1)]
         if s.shape[1] > Q_CAST:
             units = list(np.nonzero(s[:, UNIT] > 0)[0]) + [n]
             whole = n == len(t[c]) or t[c][n, ISSUE] == 0   # no stamped tile past n: the last unit ends at n
@@ -146,12 +168,12 @@ def report(t, khz, out=sys.stdout):
     if not len(m["period"]):
         sys.exit("trace-tiles: no CTA has three complete tiles (the dims-split walker, for pages of other than a multiple of 64 tokens, stamps none)")
     us = 1e3 / khz
-    walker = "rows split" if len(m["drift"]) else "alternate tiles"
+    walker = "three warpgroups" if len(m["s period"]) else "rows split" if len(m["drift"]) else "alternate tiles"
     print(f"{len(m['lead'])} tiles of {len(m['span'])} CTAs ({walker}); clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
     for k, v in m.items():
         if not len(v):
             if k not in ("Q load", "Q cast", "to top", "wgmmas", "softmax", "drift", "offset", "entry", "unit end",
-                         "drain", "sums", "barrier", "stores", "end skew"):
+                         "drain", "sums", "barrier", "stores", "end skew") + SCORER:
                 print(f"{k:8s} none", file=out)
             continue
         p = np.percentile(v, [10, 50, 90])
@@ -282,6 +304,26 @@ def self_test():
         ("alternate: offset", np.median(q["offset"]), 0.4, 0.001),
         ("alternate: tail", np.median(q["tail"]), 400, 1),
         ("alternate: no drift", len(q["drift"]), 0, 0),
+    ]
+    # The three-warpgroup walker: the same multipliers (26 fields), and a scorer that hands each tile's P
+    # over 250 cycles before multiplier 0 receives it, after 700 cycles of score wgmmas, 300 of softmax,
+    # 300 waiting for the tile two back and 100 storing P.
+    u = np.zeros((8, 64, 26), dtype=np.int64)
+    u[:, :, :21] = t
+    for c in range(ctas):
+        for j in range(tiles):
+            full = t[c, j, SOFTMAX] - 250
+            u[c, j, PC_FULL], u[c, j, PC_EMPTY] = full, full - 100
+            u[c, j, PC_SOFTMAX], u[c, j, PC_SCORED], u[c, j, PC_READY] = full - 400, full - 700, full - 1400
+    v = measures(u)
+    checks += [
+        ("scorer: period", np.median(v["s period"]), period, 50),
+        ("scorer: wgmmas", np.median(v["s wgmmas"]), 700, 0),
+        ("scorer: softmax", np.median(v["s softmax"]), 300, 0),
+        ("scorer: empty", np.median(v["s empty"]), 300, 0),
+        ("scorer: handoff", np.median(v["s handoff"]), 100, 0),
+        ("scorer: P lag", np.min(v["P lag"]), 250, 0),
+        ("scorer: none in 21 fields", len(m["s period"]), 0, 0),
     ]
     bad = [f"{k}: {got:.3f}, expected {want} ± {tol}" for k, got, want, tol in checks if abs(got - want) > tol]
     # The timeline: 24 tiles, two warpgroups, four phases and a tail each (none after the last tile).
