@@ -1,6 +1,6 @@
 /* Per-tile clock stamps of the rows-split, alternate-tile and three-warpgroup walkers (sm90_unit_rs.h,
- * sm90_unit_pp.h, sm90_unit_pc.h; not decode_sm90.hip's dims-split one, for small pages), in builds
- * made with `make TRACE=1` only:
+ * sm90_unit_pp.h, and sm90_unit_pc.h on the branch wip/v79-next until it lands; not decode_sm90.hip's
+ * dims-split one, for small pages), in builds made with `make TRACE=1` only:
  * when each tile's copy was issued, and when each warpgroup reached the tile, had its data, had summed
  * its scores, had finished its softmax and had issued its P V; when each unit started and had Q landed
  * and cast, and how its end went (its last P V waited for, its row sums, its stores). Profiles sample where warps wait; these stamps say for what, in time: how far the

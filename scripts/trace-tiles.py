@@ -29,10 +29,10 @@ against each other and against the copies:
   span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, entry, the
            unit's end, the combine)
 
-The three-warpgroup walker (64-row units of TMA tiles, sm90_unit_pc.h): the lines above are its two
-multipliers' (scores: their wait for the tile's P; softmax: the same less the first V^T load; P V:
-their P V to its end; sums 0 and barrier the wait for the scorer's row sums at a unit's end), and its
-scorer's follow (files with 26 fields):
+The three-warpgroup walker (64-row units of TMA tiles, sm90_unit_pc.h, on wip/v79-next until it
+lands): the lines above are its two multipliers' (scores: their wait for the tile's P; softmax: the
+same less the first V^T load; P V: their P V to its end; sums 0 and barrier the wait for the
+scorer's row sums at a unit's end), and its scorer's follow (files with 26 fields):
   s period the scorer's time from one tile's P handed over to the next one's
   s wait   its wait for the tile's data (from its previous hand-over)
   s wgmmas its score wgmmas summed;  s softmax  its P made;  s empty  its wait for both multipliers'

@@ -182,9 +182,10 @@ static int test_cast(void)
     return bad != 0;
 }
 
-/* The store conversions of store_unit and the 16-row merge (v78): bf16x2_of against the host's mb_f32_to_bf16, both
- * halves, for every normal or zero bf16 value with five low halves (0, the rounding tie 0x8000 and
- * its neighbours, one more), and rcp_ftz's relative error over row sums from 1 to ~2^20 (the claim: ~1 ulp). */
+/* The 16-row walker's store conversions (v78: store_unit's bf16x2_of, the merge's rcp_ftz): bf16x2_of
+ * against the host's mb_f32_to_bf16, both halves, for every normal or zero bf16 value with five low
+ * halves (0, the rounding tie 0x8000 and its neighbours, one more), and rcp_ftz's relative error over
+ * row sums from 1 to ~2^20 (the claim: ~1 ulp). */
 __global__ void store_cvt_all(uint32_t *packed, float *rcp)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;   /* 65536 x 5 */
