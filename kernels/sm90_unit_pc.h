@@ -12,7 +12,9 @@
  * tile S9_PC_STAGES ahead). Registers: 384 threads may have 168 each. The multipliers hold O (128
  * a thread), so their P V widens and multiplies one V^T fragment a step (pv_tile's F = 1): with two,
  * ptxas serialized every wgmma (C7512); setmaxnreg (the scorer's registers to the multipliers) was
- * ignored by ptxas here (C7507). The scorer holds a tile's scores and two step accumulators (96). */
+ * ignored by ptxas here (C7507). The scorer holds a tile's scores and three step accumulators (128:
+ * two score wgmmas in flight while one is summed; with two accumulators, one in flight, v79 gained only
+ * 3 % on the long 64-row shapes: the scorer's chain of 18 waited steps was the tile's bound). */
 #ifndef MB_SM90_UNIT_PC_H
 #define MB_SM90_UNIT_PC_H
 
@@ -93,7 +95,7 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
         const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         float s[32];
-        score_rows<2>(s, st, q_addr);
+        score_rows<3>(s, st, q_addr);
         bool moved = false;
         float alpha[2];
 #pragma unroll
