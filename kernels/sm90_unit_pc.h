@@ -94,8 +94,10 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
         const int par = it & 1, t0 = u.kv_begin + it * S9_TILE;
         const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_READY);
         float s[32];
         score_rows<3>(s, st, q_addr);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
         bool moved = false;
         float alpha[2];
 #pragma unroll
@@ -125,14 +127,17 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
             l[h] = l[h] * alpha[h] + sum;  /* this thread's tokens; the quad's summed at the end */
         }
         const bool wmoved = __any_sync(0xffffffffu, moved);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SOFTMAX);
         /* Both multipliers are done with tile it - 2: its P buffer, rescale and stage are free. */
         if (it >= 2) {
             pc_sync(S9_PC_EMPTY + par, S9_PC_THREADS);
             if (wt == 0 && it + S - 2 < ntiles) {
                 const uint32_t f = (seq0 + it - 2) % S;
                 issue_tile(kv0 + f * S9_TILE_BYTES, &sm.bar[f], map, a, b, u.kv_begin + (it + S - 2) * S9_TILE, kv_end, 0, 1);
+                s9_stamp(seq0 + it + S - 2, S9T_ISSUE);
             }
         }
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_EMPTY);
         /* P to P^T's layout (rows x tokens, K-major for the multipliers' B operand): lane (g, t) holds
          * row 16 warp + g (+ 8), tokens 8j + 2t and 8j + 2t + 1, exactly its fragment of the 8 x 8
          * matrices that a plain (untransposed) stmatrix stores. */
@@ -149,6 +154,7 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
         if (lane == 0) sm.moved[par][warp] = wmoved;
         w9_fence_proxy();          /* P^T's generic writes before the multipliers' wgmmas read them */
         pc_arrive(S9_PC_FULL + par, S9_PC_THREADS);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_FULL);
     }
 
 #pragma unroll
@@ -187,14 +193,17 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
             for (int s = from; s < to && s < ntiles; s++) {
                 const uint32_t c = (seq0 + s) % S;
                 issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
+                s9_stamp(seq0 + s, S9T_ISSUE);
             }
     };
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_UNIT);
     issue_first(0, early);
     if (a.q_src_cast) {
         stage_q<N, S>(kv0, seq0, a, qrow0, rows);
         cp_commit();
         cp_wait<0>();
         pc_sync(S9_PC_MUL, S9_THREADS);
+        if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED);
         constexpr int RPS = N / rs_q_stages<N>();
         cast_q_rows<N>([&](int r) -> const uint8_t * {
             return sm.kv[(seq0 + S - rs_q_stages<N>() + r / RPS) % S] + (r % RPS) * MB_DK * 2;
@@ -203,9 +212,11 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         load_q<N>(nullptr, sm.q, a, qrow0, rows);
         cp_commit();
         cp_wait<0>();
+        if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED);
     }
     w9_fence_proxy();              /* Q's writes (read by wgmma) and the staging's reads (before the TMA's writes) */
     pc_sync(S9_PC_MUL, S9_THREADS);
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_CAST);
     pc_arrive(S9_PC_QREADY, S9_PC_THREADS);
     issue_first(early, S);
 
@@ -218,10 +229,14 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
     for (int it = 0; it < ntiles; it++) {
         const int par = it & 1;
         const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
+        if (wt == 0) s9_stamp(seq0 + it, S9T_TOP + wg);
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_READY + wg);
         uint32_t raw[1][2];        /* V^T's codes of the P V's first step, loaded while P is made */
         pv_load<1, 4>(raw, st, 0, warp, dim0);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_SCORED + wg);
         pc_sync(S9_PC_FULL + par, S9_PC_THREADS);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_SOFTMAX + wg);
 #pragma unroll
         for (int w = 0; w < 4; w++)
             if (sm.moved[par][w])
@@ -237,9 +252,12 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         w9_wait<0>();
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
         if (it + 2 < ntiles) pc_arrive(S9_PC_EMPTY + par, S9_PC_THREADS);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_END + wg);
     }
+    if (wt == 0) s9_stamp(seq0, S9T_DRAINED + wg), s9_stamp(seq0, S9T_SUMMED + wg);
 
     pc_sync(S9_PC_ROWL, S9_PC_THREADS);
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_SYNCED);
     const int d0 = dim0 + 16 * warp + 2 * g;
     auto each_pair = [&](auto &&store) {
 #pragma unroll
@@ -255,6 +273,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
             }
     };
     rs_store_pairs(a, u, 2 * t, d0, each_pair);
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_STORED);
     /* row_l is read before the scorer's next unit writes it: the scorer waits for the next unit's
      * QREADY, which comes after these stores. */
 }
