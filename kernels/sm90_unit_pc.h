@@ -9,12 +9,12 @@
  * Two P buffers by tile parity and named barriers between the roles: FULL (a tile's P and rescale are
  * in: the scorer arrives, the multipliers wait) and EMPTY (both multipliers are done with a tile: its
  * P buffer and its stage are free; the scorer waits two tiles later, then refills the stage with the
- * tile S9_PC_STAGES ahead). Registers: 384 threads may have 168 each. The multipliers hold O (128
- * a thread), so their P V widens and multiplies one V^T fragment a step (pv_tile's F = 1): with two,
- * ptxas serialized every wgmma (C7512); setmaxnreg (the scorer's registers to the multipliers) was
- * ignored by ptxas here (C7507). The scorer holds a tile's scores and three step accumulators (128:
- * two score wgmmas in flight while one is summed; with two accumulators, one in flight, v79 gained only
- * 3 % on the long 64-row shapes: the scorer's chain of 18 waited steps was the tile's bound). */
+ * tile S9_PC_STAGES ahead). Registers: 384 threads may have 168 each at launch; the scorer gives up
+ * its spare ones to the multipliers (setmaxnreg, S9_PC_SCORER_REGS / S9_PC_MUL_REGS), so that their P
+ * V takes two V^T fragments a step, four wgmmas in flight (v79-v79b, at 168, took one: two made ptxas
+ * serialize every wgmma, C7512; ptxas ignored setmaxnreg there, C7507, because issue_tile may call
+ * copy_tile_paged). The scorer holds a tile's scores and two step accumulators (96): a third (v79b)
+ * did not change the time. */
 #ifndef MB_SM90_UNIT_PC_H
 #define MB_SM90_UNIT_PC_H
 
@@ -41,6 +41,15 @@ template <int N> struct s9_smem_pc {
 
 __device__ __forceinline__ void pc_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
 __device__ __forceinline__ void pc_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
+
+/* A tile's copy by the TMA unit alone (this walker's tiles are always whole runs of the cache):
+ * issue_tile's cp.async branch calls copy_tile_paged (__noinline__), and a call anywhere in a role's
+ * code makes ptxas ignore setmaxnreg (C7507, sixteenth session). */
+__device__ __forceinline__ void pc_issue(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a, int b, int t0)
+{
+    w9_mbar_expect(bar, S9_TILE_BYTES);
+    w9_tma_load_tile(st, map, (int)mb_kv_row(a.pages, a.kv_indptr, b, t0), bar);
+}
 
 /* S (64 rows x 64 tokens) of one tile: A = Q (rows), B = the tile's keys. As score_tile: every 32-deep
  * step from zero and summed in fp32, through a ring of R accumulators. s[4j + e] is row 16 warp + g +
@@ -96,7 +105,7 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_READY);
         float s[32];
-        score_rows<3>(s, st, q_addr);
+        score_rows<2>(s, st, q_addr);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
         bool moved = false;
         float alpha[2];
@@ -133,7 +142,7 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
             pc_sync(S9_PC_EMPTY + par, S9_PC_THREADS);
             if (wt == 0 && it + S - 2 < ntiles) {
                 const uint32_t f = (seq0 + it - 2) % S;
-                issue_tile(kv0 + f * S9_TILE_BYTES, &sm.bar[f], map, a, b, u.kv_begin + (it + S - 2) * S9_TILE, kv_end, 0, 1);
+                pc_issue(kv0 + f * S9_TILE_BYTES, &sm.bar[f], map, a, b, u.kv_begin + (it + S - 2) * S9_TILE);
                 s9_stamp(seq0 + it + S - 2, S9T_ISSUE);
             }
         }
@@ -192,7 +201,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         if (threadIdx.x == 0)
             for (int s = from; s < to && s < ntiles; s++) {
                 const uint32_t c = (seq0 + s) % S;
-                issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
+                pc_issue(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE);
                 s9_stamp(seq0 + s, S9T_ISSUE);
             }
     };
@@ -232,8 +241,8 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         if (wt == 0) s9_stamp(seq0 + it, S9T_TOP + wg);
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0) s9_stamp(seq0 + it, S9T_READY + wg);
-        uint32_t raw[1][2];        /* V^T's codes of the P V's first step, loaded while P is made */
-        pv_load<1, 4>(raw, st, 0, warp, dim0);
+        uint32_t raw[2][2];        /* V^T's codes of the P V's first step, loaded while P is made */
+        pv_load<2, 4>(raw, st, 0, warp, dim0);
         if (wt == 0) s9_stamp(seq0 + it, S9T_SCORED + wg);
         pc_sync(S9_PC_FULL + par, S9_PC_THREADS);
         if (wt == 0) s9_stamp(seq0 + it, S9T_SOFTMAX + wg);
@@ -248,7 +257,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
 #pragma unroll
                         for (int mb = 0; mb < 4; mb++) o[mb][4 * j + e] *= al;
                     }
-        pv_tile<N, 1, 4>(o, raw, st, w9_desc(w9_smem_addr(sm.p[par]), S9_HSBO), warp, dim0);
+        pv_tile<N, 2, 4>(o, raw, st, w9_desc(w9_smem_addr(sm.p[par]), S9_HSBO), warp, dim0);
         w9_wait<0>();
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
         if (it + 2 < ntiles) pc_arrive(S9_PC_EMPTY + par, S9_PC_THREADS);
@@ -278,18 +287,26 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
      * QREADY, which comes after these stores. */
 }
 
-/* The CTA's units, each role in its own loop. */
+/* The CTA's units, each role in its own loop with its own register budget: the multipliers take
+ * S9_PC_MUL_REGS from the scorer's S9_PC_SCORER_REGS (2 x 128 x mul + 128 x scorer <= 65,536). */
+#define S9_PC_SCORER_REGS 136
+#define S9_PC_MUL_REGS 184
+static_assert((2 * S9_PC_MUL_REGS + S9_PC_SCORER_REGS) * 128 <= 65536, "the register file");
+#define S9_STR2(x) #x
+#define S9_STR(x) S9_STR2(x)
 template <int N>
 __device__ __forceinline__ void pc_run(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const unit_scales sc, int w0, int w1,
-                       mb_work_t u)
+                                      mb_work_t u)
 {
     uint32_t seq = 0;
     if (s9_warpgroup() == S9_PC_SCORER) {
+        W9_ASM("setmaxnreg.dec.sync.aligned.u32 " S9_STR(S9_PC_SCORER_REGS) ";\n");
         for (int w = w0; w < w1; w++) {
             if (w > w0) u = a.work[w];
             pc_score_unit<N>(sm, a, map, u, sc, seq);
         }
     } else {
+        W9_ASM("setmaxnreg.inc.sync.aligned.u32 " S9_STR(S9_PC_MUL_REGS) ";\n");
         for (int w = w0; w < w1; w++) {
             if (w > w0) u = a.work[w];
             pc_multiply_unit<N>(sm, a, map, u, sc, seq);
