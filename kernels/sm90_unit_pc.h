@@ -191,7 +191,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
     const int rows = u.row_end - u.row_begin, b = u.batch;
     const int64_t qrow0 = u.q_row0;
     const unit_span span = unit_span_of(a, u);
-    const int kv_end = span.kv_end, ntiles = span.ntiles;
+    const int ntiles = span.ntiles;
     const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]);
     seq += ntiles;
 
