@@ -39,6 +39,7 @@
 #include "sm90_unit.h"
 #include "sm90_unit_pp.h"
 #include "sm90_unit_rs.h"
+#include "sm90_unit_pc.h"
 #include <type_traits>
 
 /* Units of up to 32 rows take V^T as the register operand of the P V wgmma, built from the tile with
@@ -279,10 +280,13 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
  * between them where the TMA unit brings whole tiles (RS, sm90_unit_rs.h), else each tile's rows and
  * value dims (unit_run above). */
 template <int N, bool RS>
-using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>, std::conditional_t<RS, s9_smem_rs<N>, s9_smem<N>>>;
+using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>,
+                                     std::conditional_t<RS, std::conditional_t<(N == 64), s9_smem_pc<N>, s9_smem_rs<N>>, s9_smem<N>>>;
+/* 64-row units of TMA tiles take a third warpgroup, the scorer (sm90_unit_pc.h). */
+template <int N, bool RS> __host__ __device__ constexpr int s9_threads() { return RS && N == 64 ? S9_PC_THREADS : S9_THREADS; }
 
 template <int N, bool RS>
-__global__ void __launch_bounds__(S9_THREADS, 1)
+__global__ void __launch_bounds__(s9_threads<N, RS>(), 1)
     decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a)
 {
 #if W9_ENABLED
@@ -291,7 +295,7 @@ __global__ void __launch_bounds__(S9_THREADS, 1)
     if (threadIdx.x == 0) {
         s9_stamp(0, S9T_ENTRY);
         for (size_t s = 0; s < sizeof sm.bar / sizeof(uint64_t); s++) w9_mbar_init((uint64_t *)sm.bar + s);
-        if constexpr (RS) for (int s = 0; s < S9_RS_STAGES; s++) sm.released[s] = 0;
+        if constexpr (RS && N < 64) for (int s = 0; s < S9_RS_STAGES; s++) sm.released[s] = 0;
         w9_mbar_init_fence();
     }
     __syncthreads();
@@ -300,7 +304,6 @@ __global__ void __launch_bounds__(S9_THREADS, 1)
     MB_START_DEPENDENTS();
     const unit_scales sc = unit_scales_of(a);
     const CUtensorMap *map = (const CUtensorMap *)a.kv_map.desc;   /* unused when tiles go by cp.async */
-    uint32_t seq = 0;
     /* A CTA's first unit is unit blockIdx.x wherever every CTA before it holds one unit (every plan with
      * as many units as CTAs: all of mixed-mla's): loaded beside the CTA's work_indptr entries, it starts
      * the unit one DRAM round trip sooner than a load behind them (the L2 is cold: the plan's lines are
@@ -308,11 +311,16 @@ __global__ void __launch_bounds__(S9_THREADS, 1)
     const int w0 = a.work_indptr[blockIdx.x], w1 = a.work_indptr[blockIdx.x + 1];
     const mb_work_t guess = a.work[min((int)blockIdx.x, a.num_units - 1)];
     mb_work_t u = w0 == (int)blockIdx.x ? guess : a.work[w0];   /* a CTA holds at least one unit (plan.c) */
-    for (int w = w0; w < w1; w++) {
-        if (w > w0) u = a.work[w];
-        if constexpr (N <= S9_PP_ROWS) unit_run_pp<N>(sm, a, map, u, sc, seq);
-        else if constexpr (RS) unit_run_rs<N>(sm, a, map, u, sc, seq);
-        else unit_run<N>(sm, a, map, u, sc, seq);
+    if constexpr (RS && N == 64) {
+        pc_run<N>(sm, a, map, sc, w0, w1, u);
+    } else {
+        uint32_t seq = 0;
+        for (int w = w0; w < w1; w++) {
+            if (w > w0) u = a.work[w];
+            if constexpr (N <= S9_PP_ROWS) unit_run_pp<N>(sm, a, map, u, sc, seq);
+            else if constexpr (RS) unit_run_rs<N>(sm, a, map, u, sc, seq);
+            else unit_run<N>(sm, a, map, u, sc, seq);
+        }
     }
 #endif
 }
@@ -328,7 +336,7 @@ template <int N, bool RS = false> static hipError_t s9_setup(void)
 
 template <int N, bool RS> static void s9_launch(const mb_decode_args_t *a, hipStream_t s)
 {
-    decode_sm90_kernel<N, RS><<<a->num_ctas, S9_THREADS, s9_smem_bytes<N, RS>(), s>>>(*a);
+    decode_sm90_kernel<N, RS><<<a->num_ctas, s9_threads<N, RS>(), s9_smem_bytes<N, RS>(), s>>>(*a);
 }
 
 extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)

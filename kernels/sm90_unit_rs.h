@@ -90,15 +90,15 @@ template <int N> __host__ __device__ constexpr int rs_q_stages() { return N * MB
  * thread, all in flight), and staging only adds a barrier and a pass through shared memory: b4-q1
  * 17.0 -> 18.0 us with it. At 64 rows staging saved 1.5-5 us a shape (results/NOTES.md, v38). */
 template <int N> __host__ __device__ constexpr bool rs_stages_q() { return N == 64; }
-template <int N>
+template <int N, int S = S9_RS_STAGES>
 __device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_decode_args_t &a, int64_t qrow0, int rows)
 {
     constexpr int QS = rs_q_stages<N>(), RPS = N / QS, PIECES = MB_DK * 2 / 16;   /* rows a stage; 16 B pieces a row */
-    static_assert(QS * S9_TILE_BYTES == N * MB_DK * 2 && QS < S9_RS_STAGES, "whole stages, one left for a tile");
+    static_assert(QS * S9_TILE_BYTES == N * MB_DK * 2 && QS < S, "whole stages, one left for a tile");
     const uint8_t *src = (const uint8_t *)a.q_src_cast;
     for (int i = threadIdx.x; i < N * PIECES; i += S9_THREADS) {
         const int r = i / PIECES, c = i % PIECES;
-        const uint32_t st = kv0 + ((seq0 + S9_RS_STAGES - QS + r / RPS) % S9_RS_STAGES) * S9_TILE_BYTES;
+        const uint32_t st = kv0 + ((seq0 + S - QS + r / RPS) % S) * S9_TILE_BYTES;
         cp16(st + (r % RPS) * MB_DK * 2 + 16 * c, r < rows ? src + (qrow0 + r) * MB_DK * 2 + 16 * c : src, r < rows);
     }
 }

@@ -183,6 +183,16 @@ template <> struct w9_fp8<32> {
     }
 };
 
+template <> struct w9_fp8<64> {
+    __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b, int accumulate)
+    {
+        W9_ASM("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,"
+                     "%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1;\n}\n"
+                     : W9_R32(0) : "l"(a), "l"(b), "r"(accumulate));
+    }
+};
+
 /* D (64 x N, f32) (+)= A (64 x 16, f16) B^T (N x 16, f16), both K-major (no transpose flags): the P V
  * of 64-row units, whose V^T is a shared copy (smaller units take V^T from registers, w9_f16_ra). */
 template <int N> struct w9_f16;

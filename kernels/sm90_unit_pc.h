@@ -1,0 +1,317 @@
+/* 64-row units whose tiles come by the TMA unit, walked in FlashMLA's order by three warpgroups (v79):
+ * warpgroup 2, the scorer, computes a tile's scores for all 64 rows (S = Q K^T with the rows as the
+ * wgmma's M, so a row's maximum and sum stay inside a quad of lanes), runs the softmax and hands P
+ * (f16, in P^T's layout) to warpgroups 0 and 1, which multiply P V for their halves of the value dims
+ * (v67's split and accumulators). The scorer goes on to the next tile while they multiply, so its
+ * softmax runs under their wgmmas: in v67-v78 both warpgroups scored their own rows and met at a
+ * barrier after both softmaxes, and the tensor cores waited through them (0.45 of a 1.89 us tile in
+ * the traces of v70 and v75).
+ * Two P buffers by tile parity and named barriers between the roles: FULL (a tile's P and rescale are
+ * in: the scorer arrives, the multipliers wait) and EMPTY (both multipliers are done with a tile: its
+ * P buffer and its stage are free; the scorer waits two tiles later, then refills the stage with the
+ * tile S9_PC_STAGES ahead). Registers: 384 threads may have 168 each at launch; the scorer gives up
+ * its spare ones to the multipliers (setmaxnreg, S9_PC_SCORER_REGS / S9_PC_MUL_REGS), so that their P
+ * V takes two V^T fragments a step, four wgmmas in flight (v79-v79b, at 168, took one: two made ptxas
+ * serialize every wgmma, C7512; ptxas ignored setmaxnreg there, C7507, because issue_tile may call
+ * copy_tile_paged). The scorer holds a tile's scores and two step accumulators (96): a third (v79b)
+ * did not change the time. */
+#ifndef MB_SM90_UNIT_PC_H
+#define MB_SM90_UNIT_PC_H
+
+#include "sm90_unit_rs.h"
+
+#define S9_PC_THREADS 384
+#define S9_PC_STAGES 4          /* the scorer refills the stage of tile i - 2 with tile i + 2 */
+#define S9_PC_SCORER 2          /* its warpgroup; 0 and 1 multiply and are the CTA's first 256 threads, as elsewhere */
+#define S9_PC_FULL 4            /* named barriers: + tile parity */
+#define S9_PC_EMPTY 6
+#define S9_PC_ROWL 8            /* the unit's row sums are in (the scorer is done with the unit) */
+#define S9_PC_MUL 9             /* the multipliers alone (256) */
+#define S9_PC_QREADY 10         /* the unit's Q is cast (the multipliers stage and cast it) */
+
+template <int N> struct s9_smem_pc {
+    uint8_t kv[S9_PC_STAGES][S9_TILE_BYTES];
+    uint8_t p[2][N / 8 * S9_HSBO];      /* P^T (all N rows x 64 tokens, f16) by tile parity */
+    uint8_t q[N / 8 * S9_KSBO];
+    uint64_t bar[S9_PC_STAGES];         /* each stage's copy barrier */
+    float alpha[2][N];                  /* by tile parity: each row's rescale, where its scorer warp's rows moved */
+    uint32_t moved[2][4];               /* by tile parity and scorer warp: whether its 16 rows' alpha applies */
+    float row_l[N];                     /* each row's sum, at the unit's end */
+};
+
+__device__ __forceinline__ void pc_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
+__device__ __forceinline__ void pc_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
+
+/* A tile's copy by the TMA unit alone (this walker's tiles are always whole runs of the cache):
+ * issue_tile's cp.async branch calls copy_tile_paged (__noinline__), and a call anywhere in a role's
+ * code makes ptxas ignore setmaxnreg (C7507, sixteenth session). */
+__device__ __forceinline__ void pc_issue(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a, int b, int t0)
+{
+    w9_mbar_expect(bar, S9_TILE_BYTES);
+    w9_tma_load_tile(st, map, (int)mb_kv_row(a.pages, a.kv_indptr, b, t0), bar);
+}
+
+/* S (64 rows x 64 tokens) of one tile: A = Q (rows), B = the tile's keys. As score_tile: every 32-deep
+ * step from zero and summed in fp32, through a ring of R accumulators. s[4j + e] is row 16 warp + g +
+ * 8 (e / 2), token 8j + 2t + e % 2 (the m64n64 accumulator, sm90_wgmma.h). */
+template <int R>
+__device__ __forceinline__ void score_rows(float (&s)[32], uint32_t st, uint32_t q_addr)
+{
+    constexpr int STEPS = MB_DK / 32;
+#pragma unroll
+    for (int i = 0; i < 32; i++) s[i] = 0.0f;
+    float acc[R][32];
+    const uint64_t qd = w9_desc(q_addr, S9_KSBO), kd = w9_desc_sw64(st, S9_SLICE);
+#pragma unroll
+    for (int k = 0; k < STEPS + R - 1; k++) {
+        if (k < STEPS) {
+            w9_fence();
+            w9_fp8<64>::mma(acc[k % R], w9_desc_add(qd, w9_off(0, 32 * k, S9_KSBO)), w9_desc_add(kd, w9_sw64_off(0, 32 * k, S9_TILE)), 0);
+            w9_commit();
+        }
+        if (k >= R - 1) {
+            const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
+            w9_wait_dyn<R - 1>(younger);
+            w9_fence_regs<32>(acc[done % R]);
+#pragma unroll
+            for (int i = 0; i < 32; i++) s[i] += acc[done % R][i];
+        }
+    }
+}
+
+/* The scorer's part of a unit: each tile's scores, softmax and P, then the rows' sums and log-sum-exp. */
+template <int N>
+__device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+                                              const unit_scales sc, uint32_t &seq)
+{
+    static_assert(N == 64, "the scores' M is 64 rows");
+    constexpr int S = S9_PC_STAGES;
+    const int wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int rows = u.row_end - u.row_begin, b = u.batch;
+    const unit_span span = unit_span_of(a, u);
+    const int kv_end = span.kv_end, ntiles = span.ntiles;
+    const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]), q_addr = w9_smem_addr(sm.q);
+    seq += ntiles;
+
+    int end[2];                    /* the token end of the thread's rows 16 warp + g + 8h */
+    float m[2], l[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) end[h] = row_token_end(a, u, 16 * warp + g + 8 * h, rows, kv_end), m[h] = -INFINITY, l[h] = 0.0f;
+    pc_sync(S9_PC_QREADY, S9_PC_THREADS);
+
+    for (int it = 0; it < ntiles; it++) {
+        const int par = it & 1, t0 = u.kv_begin + it * S9_TILE;
+        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
+        w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_READY);
+        float s[32];
+        score_rows<2>(s, st, q_addr);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
+        bool moved = false;
+        float alpha[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            float mx = -INFINITY;
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int i = 4 * j + 2 * h + e;
+                    s[i] = t0 + 8 * j + 2 * t + e < end[h] ? s[i] * sc.mult : -INFINITY;
+                    mx = fmaxf(mx, s[i]);
+                }
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            float ms;
+            moved |= move_ref(m[h], mx, ms, alpha[h]);
+            float sum = 0.0f;
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int i = 4 * j + 2 * h + e;
+                    s[i] = exp2_ftz(s[i] - ms);
+                    sum += s[i];
+                }
+            l[h] = l[h] * alpha[h] + sum;  /* this thread's tokens; the quad's summed at the end */
+        }
+        const bool wmoved = __any_sync(0xffffffffu, moved);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SOFTMAX);
+        /* Both multipliers are done with tile it - 2: its P buffer, rescale and stage are free. */
+        if (it >= 2) {
+            pc_sync(S9_PC_EMPTY + par, S9_PC_THREADS);
+            if (wt == 0 && it + S - 2 < ntiles) {
+                const uint32_t f = (seq0 + it - 2) % S;
+                pc_issue(kv0 + f * S9_TILE_BYTES, &sm.bar[f], map, a, b, u.kv_begin + (it + S - 2) * S9_TILE);
+                s9_stamp(seq0 + it + S - 2, S9T_ISSUE);
+            }
+        }
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_EMPTY);
+        /* P to P^T's layout (rows x tokens, K-major for the multipliers' B operand): lane (g, t) holds
+         * row 16 warp + g (+ 8), tokens 8j + 2t and 8j + 2t + 1, exactly its fragment of the 8 x 8
+         * matrices that a plain (untransposed) stmatrix stores. */
+        const uint32_t p_addr = w9_smem_addr(sm.p[par]);
+        const int mi = lane / 8, r = lane % 8;
+#pragma unroll
+        for (int j = 0; j < 8; j += 2) {
+            const uint32_t ad = p_addr + w9_off(16 * warp + 8 * (mi % 2) + r, 2 * (8 * (j + mi / 2)), S9_HSBO);
+            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                         ::"r"(ad), "r"(f16x2_of(s[4 * j], s[4 * j + 1])), "r"(f16x2_of(s[4 * j + 2], s[4 * j + 3])),
+                           "r"(f16x2_of(s[4 * j + 4], s[4 * j + 5])), "r"(f16x2_of(s[4 * j + 6], s[4 * j + 7])) : "memory");
+        }
+        if (wmoved && t == 0) sm.alpha[par][16 * warp + g] = alpha[0], sm.alpha[par][16 * warp + g + 8] = alpha[1];
+        if (lane == 0) sm.moved[par][warp] = wmoved;
+        w9_fence_proxy();          /* P^T's generic writes before the multipliers' wgmmas read them */
+        pc_arrive(S9_PC_FULL + par, S9_PC_THREADS);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_FULL);
+    }
+
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
+        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
+        const int rw = 16 * warp + g + 8 * h;
+        if (t == 0) {
+            sm.row_l[rw] = l[h];
+            if (u.partial >= 0 && rw < rows)
+                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + rw] = l[h] > 0.0f ? m[h] + log2_ftz(l[h]) : -INFINITY;
+        }
+    }
+    pc_arrive(S9_PC_ROWL, S9_PC_THREADS);
+}
+
+/* A multiplier's part of a unit: Q staged and cast (with the other multiplier), then each tile's P V
+ * for value dims [256 wg, 256 wg + 256) of all rows, then those rows' store. */
+template <int N>
+__device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+                                                 const unit_scales sc, uint32_t &seq)
+{
+    constexpr int S = S9_PC_STAGES;
+    const int wg = s9_warpgroup(), wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int rows = u.row_end - u.row_begin, b = u.batch;
+    const int64_t qrow0 = u.q_row0;
+    const unit_span span = unit_span_of(a, u);
+    const int ntiles = span.ntiles;
+    const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]);
+    seq += ntiles;
+
+    /* As unit_run_rs: with the fused cast the last stages hold bf16 Q until it is cast. */
+    const int early = a.q_src_cast ? S - rs_q_stages<N>() : S;
+    auto issue_first = [&](int from, int to) {
+        if (threadIdx.x == 0)
+            for (int s = from; s < to && s < ntiles; s++) {
+                const uint32_t c = (seq0 + s) % S;
+                pc_issue(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE);
+                s9_stamp(seq0 + s, S9T_ISSUE);
+            }
+    };
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_UNIT);
+    issue_first(0, early);
+    if (a.q_src_cast) {
+        stage_q<N, S>(kv0, seq0, a, qrow0, rows);
+        cp_commit();
+        cp_wait<0>();
+        pc_sync(S9_PC_MUL, S9_THREADS);
+        if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED);
+        constexpr int RPS = N / rs_q_stages<N>();
+        cast_q_rows<N>([&](int r) -> const uint8_t * {
+            return sm.kv[(seq0 + S - rs_q_stages<N>() + r / RPS) % S] + (r % RPS) * MB_DK * 2;
+        }, sm.q);
+    } else {
+        load_q<N>(nullptr, sm.q, a, qrow0, rows);
+        cp_commit();
+        cp_wait<0>();
+        if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED);
+    }
+    w9_fence_proxy();              /* Q's writes (read by wgmma) and the staging's reads (before the TMA's writes) */
+    pc_sync(S9_PC_MUL, S9_THREADS);
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_CAST);
+    pc_arrive(S9_PC_QREADY, S9_PC_THREADS);
+    issue_first(early, S);
+
+    const int dim0 = 256 * wg;
+    float o[4][N / 2];             /* o[mb][4j + e]: value dim dim0 + 64 mb + 16 warp + 2g + e / 2, row 8j + 2t + e % 2 */
+#pragma unroll
+    for (int mb = 0; mb < 4; mb++)
+#pragma unroll
+        for (int i = 0; i < N / 2; i++) o[mb][i] = 0.0f;
+    for (int it = 0; it < ntiles; it++) {
+        const int par = it & 1;
+        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
+        if (wt == 0) s9_stamp(seq0 + it, S9T_TOP + wg);
+        w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_READY + wg);
+        uint32_t raw[2][2];        /* V^T's codes of the P V's first step, loaded while P is made */
+        pv_load<2, 4>(raw, st, 0, warp, dim0);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_SCORED + wg);
+        pc_sync(S9_PC_FULL + par, S9_PC_THREADS);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_SOFTMAX + wg);
+#pragma unroll
+        for (int w = 0; w < 4; w++)
+            if (sm.moved[par][w])
+#pragma unroll
+                for (int j = 2 * w; j < 2 * w + 2; j++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        const float al = sm.alpha[par][8 * j + 2 * t + e % 2];
+#pragma unroll
+                        for (int mb = 0; mb < 4; mb++) o[mb][4 * j + e] *= al;
+                    }
+        pv_tile<N, 2, 4>(o, raw, st, w9_desc(w9_smem_addr(sm.p[par]), S9_HSBO), warp, dim0);
+        w9_wait<0>();
+        w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
+        if (it + 2 < ntiles) pc_arrive(S9_PC_EMPTY + par, S9_PC_THREADS);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_END + wg);
+    }
+    if (wt == 0) s9_stamp(seq0, S9T_DRAINED + wg), s9_stamp(seq0, S9T_SUMMED + wg);
+
+    pc_sync(S9_PC_ROWL, S9_PC_THREADS);
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_SYNCED);
+    const int d0 = dim0 + 16 * warp + 2 * g;
+    auto each_pair = [&](auto &&store) {
+#pragma unroll
+        for (int j = 0; j < N / 8; j++)
+#pragma unroll
+            for (int cc = 0; cc < 2; cc++) {
+                const int rw = 8 * j + 2 * t + cc;
+                const float lr = sm.row_l[rw], inv = lr > 0.0f ? sc.kv / lr : 0.0f;
+                if (rw < rows)
+#pragma unroll
+                    for (int mb = 0; mb < 4; mb++)
+                        store(8 * j + cc, 64 * mb, o[mb][4 * j + cc] * inv, o[mb][4 * j + 2 + cc] * inv);
+            }
+    };
+    rs_store_pairs(a, u, 2 * t, d0, each_pair);
+    if (threadIdx.x == 0) s9_stamp(seq0, S9T_STORED);
+    /* row_l is read before the scorer's next unit writes it: the scorer waits for the next unit's
+     * QREADY, which comes after these stores. */
+}
+
+/* The CTA's units, each role in its own loop with its own register budget: the multipliers take
+ * S9_PC_MUL_REGS from the scorer's S9_PC_SCORER_REGS (2 x 128 x mul + 128 x scorer <= 65,536). */
+#define S9_PC_SCORER_REGS 136
+#define S9_PC_MUL_REGS 184
+static_assert((2 * S9_PC_MUL_REGS + S9_PC_SCORER_REGS) * 128 <= 65536, "the register file");
+#define S9_STR2(x) #x
+#define S9_STR(x) S9_STR2(x)
+template <int N>
+__device__ __forceinline__ void pc_run(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const unit_scales sc, int w0, int w1,
+                                      mb_work_t u)
+{
+    uint32_t seq = 0;
+    if (s9_warpgroup() == S9_PC_SCORER) {
+        W9_ASM("setmaxnreg.dec.sync.aligned.u32 " S9_STR(S9_PC_SCORER_REGS) ";\n");
+        for (int w = w0; w < w1; w++) {
+            if (w > w0) u = a.work[w];
+            pc_score_unit<N>(sm, a, map, u, sc, seq);
+        }
+    } else {
+        W9_ASM("setmaxnreg.inc.sync.aligned.u32 " S9_STR(S9_PC_MUL_REGS) ";\n");
+        for (int w = w0; w < w1; w++) {
+            if (w > w0) u = a.work[w];
+            pc_multiply_unit<N>(sm, a, map, u, sc, seq);
+        }
+    }
+}
+
+#endif
