@@ -276,13 +276,13 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtens
     __syncthreads();               /* Q, the stages and the row buffers are reused by the next unit */
 }
 
-/* 16-row units alternate tiles between the warpgroups (sm90_unit_pp.h); larger ones split the rows
- * between them where the TMA unit brings whole tiles (RS, sm90_unit_rs.h), else each tile's rows and
- * value dims (unit_run above). */
+/* 16-row units alternate tiles between the warpgroups (sm90_unit_pp.h). Where the TMA unit brings
+ * whole tiles (RS), 32-row units split the rows between them (sm90_unit_rs.h) and 64-row ones take a
+ * third warpgroup, the scorer (sm90_unit_pc.h); elsewhere each tile's rows and value dims are split
+ * (unit_run above). */
 template <int N, bool RS>
 using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>,
                                      std::conditional_t<RS, std::conditional_t<(N == 64), s9_smem_pc<N>, s9_smem_rs<N>>, s9_smem<N>>>;
-/* 64-row units of TMA tiles take a third warpgroup, the scorer (sm90_unit_pc.h). */
 template <int N, bool RS> __host__ __device__ constexpr int s9_threads() { return RS && N == 64 ? S9_PC_THREADS : S9_THREADS; }
 
 template <int N, bool RS>

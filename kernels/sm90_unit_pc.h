@@ -51,6 +51,27 @@ __device__ __forceinline__ void pc_issue(uint32_t st, uint64_t *bar, const CUten
     w9_tma_load_tile(st, map, (int)mb_kv_row(a.pages, a.kv_indptr, b, t0), bar);
 }
 
+/* The cast-free cast, fused: bf16 Q (N rows x 1152 bytes, QS stages' worth) goes by cp.async into the
+ * last QS stages of the unit's ring, which take their tiles only after the cast (pc_multiply_unit),
+ * so that every piece is in flight at once: one DRAM round trip.
+ * (v33-v34 loaded it into registers, six 16-byte pieces a thread at a time, since eighteen spilled:
+ * three round trips in front of every 64-row unit.) Rows past `rows` are zeros. */
+template <int N> __host__ __device__ constexpr int pc_q_stages() { return N * MB_DK * 2 / S9_TILE_BYTES; }
+/* (At 64 rows staging saved 1.5-5 us a shape, results/NOTES.md v38; 32-row units cast from global
+ * memory, cast_q_global.) */
+template <int N, int S>
+__device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_decode_args_t &a, int64_t qrow0, int rows)
+{
+    constexpr int QS = pc_q_stages<N>(), RPS = N / QS, PIECES = MB_DK * 2 / 16;   /* rows a stage; 16 B pieces a row */
+    static_assert(QS * S9_TILE_BYTES == N * MB_DK * 2 && QS < S, "whole stages, one left for a tile");
+    const uint8_t *src = (const uint8_t *)a.q_src_cast;
+    for (int i = threadIdx.x; i < N * PIECES; i += S9_THREADS) {
+        const int r = i / PIECES, c = i % PIECES;
+        const uint32_t st = kv0 + ((seq0 + S - QS + r / RPS) % S) * S9_TILE_BYTES;
+        cp16(st + (r % RPS) * MB_DK * 2 + 16 * c, r < rows ? src + (qrow0 + r) * MB_DK * 2 + 16 * c : src, r < rows);
+    }
+}
+
 /* S (64 rows x 64 tokens) of one tile: A = Q (rows), B = the tile's keys. As score_tile: every 32-deep
  * step from zero and summed in fp32, through a ring of R accumulators. s[4j + e] is row 16 warp + g +
  * 8 (e / 2), token 8j + 2t + e % 2 (the m64n64 accumulator, sm90_wgmma.h). */
@@ -195,8 +216,8 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
     const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]);
     seq += ntiles;
 
-    /* As unit_run_rs: with the fused cast the last stages hold bf16 Q until it is cast. */
-    const int early = a.q_src_cast ? S - rs_q_stages<N>() : S;
+    /* With the fused cast the last stages of the ring hold bf16 Q until it is cast (stage_q). */
+    const int early = a.q_src_cast ? S - pc_q_stages<N>() : S;
     auto issue_first = [&](int from, int to) {
         if (threadIdx.x == 0)
             for (int s = from; s < to && s < ntiles; s++) {
@@ -213,9 +234,9 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         cp_wait<0>();
         pc_sync(S9_PC_MUL, S9_THREADS);
         if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED);
-        constexpr int RPS = N / rs_q_stages<N>();
+        constexpr int RPS = N / pc_q_stages<N>();
         cast_q_rows<N>([&](int r) -> const uint8_t * {
-            return sm.kv[(seq0 + S - rs_q_stages<N>() + r / RPS) % S] + (r % RPS) * MB_DK * 2;
+            return sm.kv[(seq0 + S - pc_q_stages<N>() + r / RPS) % S] + (r % RPS) * MB_DK * 2;
         }, sm.q);
     } else {
         load_q<N>(nullptr, sm.q, a, qrow0, rows);
