@@ -1,13 +1,13 @@
 /* Per-tile clock stamps of the rows-split, alternate-tile and three-warpgroup walkers (sm90_unit_rs.h,
- * sm90_unit_pp.h, and sm90_unit_pc.h on the branch wip/v79-next until it lands; not decode_sm90.hip's
+ * sm90_unit_pp.h and sm90_unit_pc.h; not decode_sm90.hip's
  * dims-split one, for small pages), in builds made with `make TRACE=1` only:
  * when each tile's copy was issued, and when each warpgroup reached the tile, had its data, had summed
  * its scores, had finished its softmax and had issued its P V; when each unit started and had Q landed
  * and cast, and how its end went (its last P V waited for, its row sums, its stores). Profiles sample where warps wait; these stamps say for what, in time: how far the
  * warpgroups drift apart, how long a copy takes from issue to landing, and how much of that the ring
- * hides (scripts/trace-tiles.py reads them). One thread a warpgroup stores a stamp (a clock read and a
- * global store, no wait), so the kernel's timing moves little, but a trace build's times are not the
- * kernel's: time the plain build. Stamps are SM clock cycles (clock64), comparable only within a CTA;
+ * hides (scripts/trace-tiles.py reads them). One thread a warpgroup stores a stamp (a shared load, a
+ * clock read and a global store), so the kernel's timing moves little, but a trace build's times are
+ * not the kernel's: time the plain build. Stamps are SM clock cycles (clock64), comparable only within a CTA;
  * trace-tiles.py turns them into µs at the SM's maximum clock, so under a lower clock its µs read short.
  * Without MB_TRACE every stamp compiles to nothing. */
 #ifndef MB_SM90_TRACE_H
@@ -56,9 +56,21 @@ enum s9_trace_field {
 
 #ifdef MB_TRACE
 __device__ uint64_t s9_trace_buf[S9_TRACE_CTAS][S9_TRACE_TILES][S9T_FIELDS];
+/* A bar.sync compiles to BAR.SYNC.DEFER_BLOCKING: the warp goes on issuing past it until an
+ * instruction needs the barrier, so a bare clock read right after one records the warp's arrival, not
+ * its release (the seventeenth session's trace had the multipliers "receive" P 0.56 us before the
+ * scorer handed it over, and every unit's "barrier" read 0.01 us). A shared-memory load does wait for
+ * the barrier (Nsight Compute put the wait on the load after it), so the clock is read under a
+ * predicate taken from that load's value. Every stamp pays the load (~30 cycles on its warp). */
 __device__ __forceinline__ void s9_stamp(uint32_t tile, int field)
 {
-    if (blockIdx.x < S9_TRACE_CTAS && tile < S9_TRACE_TILES) s9_trace_buf[blockIdx.x][tile][field] = clock64();
+    if (blockIdx.x < S9_TRACE_CTAS && tile < S9_TRACE_TILES) {
+        uint32_t v;
+        uint64_t c = 1;            /* 1 only if the CTA's first shared word held 0xffffffff: no clock */
+        asm volatile("ld.volatile.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(0u) : "memory");
+        asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, %1, 0xffffffff;\n@p mov.u64 %0, %%clock64;\n}\n" : "+l"(c) : "r"(v));
+        s9_trace_buf[blockIdx.x][tile][field] = c;
+    }
 }
 #else
 __device__ __forceinline__ void s9_stamp(uint32_t, int) {}

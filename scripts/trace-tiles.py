@@ -29,8 +29,7 @@ against each other and against the copies:
   span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, entry, the
            unit's end, the combine)
 
-The three-warpgroup walker (64-row units of TMA tiles, sm90_unit_pc.h, on wip/v79-next until it
-lands): the lines above are its two multipliers' (scores: their wait for the tile's P; softmax: the
+The three-warpgroup walker (64-row units of TMA tiles, sm90_unit_pc.h): the lines above are its two multipliers' (scores: their wait for the tile's P; softmax: the
 same less the first V^T load; P V: their P V to its end; sums 0 and barrier the wait for the
 scorer's row sums at a unit's end), and its scorer's follow (files with 26 fields):
   s period the scorer's time from one tile's P handed over to the next one's
@@ -42,6 +41,10 @@ scorer's row sums at a unit's end), and its scorer's follow (files with 26 field
 
 Each line: 10th, 50th and 90th percentile over every tile of every CTA, in µs at the SM clock the file
 records (the maximum; clock64 counts real cycles, so under a lower clock the µs read short).
+A stamp after a barrier is its release only in builds from the seventeenth session on (sm90_trace.h:
+a clock read right after bar.sync took the warp's arrival). Older traces' phases that end at a
+barrier (barrier, the multipliers' scores, s empty, P lag) read its arrival, and the wait for the
+release landed in the phase after it (P V, s handoff): P lag came out negative.
 
     scripts/trace-tiles.py trace.bin[.gz] [--cta N [--svg OUT.svg]]   (--cta: also that CTA's first 24
         tiles, one a line; --svg: drawn as bars, a lane a warpgroup, each bar's time in its tooltip)
