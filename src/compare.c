@@ -167,6 +167,9 @@ static void set_header(mb_compare_t *c, const mb_report_t *base, const mb_report
     snprintf(c->device, sizeof c->device, "%s", neu->env.device);
     snprintf(c->base_device, sizeof c->base_device, "%s", base->env.device);
     c->device_mismatch = strcmp(c->device, c->base_device) != 0;
+    snprintf(c->gpu_id, sizeof c->gpu_id, "%s", neu->env.gpu_id);
+    snprintf(c->base_gpu_id, sizeof c->base_gpu_id, "%s", base->env.gpu_id);
+    c->gpu_differs = c->gpu_id[0] && c->base_gpu_id[0] && strcmp(c->gpu_id, c->base_gpu_id) != 0;
     snprintf(c->metric, sizeof c->metric, "%s", o->metric);
     c->max_regression_pct = o->max_regression_pct;
     c->alpha = o->alpha;
@@ -370,6 +373,12 @@ void mb_compare_summary(FILE *f, const mb_compare_t *c)
 void mb_compare_print(FILE *f, const mb_compare_t *c, int color)
 {
     fprintf(f, "baseline: %s (%s)\nnew:      %s (%s)\n", c->base_path, c->base_device, c->new_path, c->device);
+    /* Not a refusal: two GPUs of one model are the usual case in a fleet, but they are a source of
+     * difference the verdicts cannot see (README, "Gating regressions"). */
+    if (c->gpu_differs)
+        fprintf(f, "note: two GPUs: the baseline ran on %s, new on %s; on the H200 the same binary has "
+                "timed ~5 %% apart between calls (results/h200/steps/sm90-wgmma-v79d-clock/)\n",
+                c->base_gpu_id, c->gpu_id);
     fprintf(f, "metric: %s; regressed = slower by more than %g%% at p < %g (Mann-Whitney U)\n\n", c->metric,
             c->max_regression_pct, c->alpha);
     put_table(f, c, color);
@@ -438,6 +447,9 @@ int mb_compare_write_json(const mb_compare_t *c, const char *path, char *err, si
     jb_put_str(&b, root, "device", c->device);
     jb_put_str(&b, root, "baseline_device", c->base_device);
     jb_put_bool(&b, root, "device_mismatch", c->device_mismatch);
+    jb_put_str(&b, root, "gpu_id", c->gpu_id);
+    jb_put_str(&b, root, "baseline_gpu_id", c->base_gpu_id);
+    jb_put_bool(&b, root, "gpu_differs", c->gpu_differs);
     jb_put_str(&b, root, "metric", c->metric);
     jb_put_num(&b, root, "max_regression_pct", c->max_regression_pct);
     jb_put_num(&b, root, "alpha", c->alpha);
@@ -564,6 +576,11 @@ int mb_compare_read_json(const char *path, mb_compare_t *out, char *err, size_t 
     rd_str(&r, root, "", "device", out->device, sizeof out->device);
     rd_str(&r, root, "", "baseline_device", out->base_device, sizeof out->base_device);
     out->device_mismatch = rd_bool(&r, root, "", "device_mismatch");
+    if (cJSON_GetObjectItemCaseSensitive(root, "gpu_id")) {   /* files before it have none */
+        rd_str(&r, root, "", "gpu_id", out->gpu_id, sizeof out->gpu_id);
+        rd_str(&r, root, "", "baseline_gpu_id", out->base_gpu_id, sizeof out->base_gpu_id);
+        out->gpu_differs = rd_bool(&r, root, "", "gpu_differs");
+    }
     rd_str(&r, root, "", "metric", out->metric, sizeof out->metric);
     out->max_regression_pct = rd_num(&r, root, "", "max_regression_pct");
     out->alpha = rd_num(&r, root, "", "alpha");

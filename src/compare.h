@@ -48,6 +48,8 @@ typedef struct mb_compare {
     char base_path[512], new_path[512];
     char device[128], base_device[128];   /* env.device of NEW and of the baseline */
     int device_mismatch;
+    char gpu_id[96], base_gpu_id[96];     /* env.gpu_id of each: the physical GPUs (may be empty) */
+    int gpu_differs;                      /* both known and not the same GPU */
     char metric[8];
     double max_regression_pct, alpha;
     double geomean_change_pct;            /* geomean of new/old over the common cases, as a change */

@@ -12,6 +12,8 @@
 #  endif
 #  define MB_VENDOR "amd"
 #  define MB_ARCH_NAME(prop, buf, n) snprintf((buf), (n), "%s", (prop).gcnArchName)
+#  define MB_GPU_ID(prop, buf, n) snprintf((buf), (n), "pci %04x:%02x:%02x", (unsigned)(prop).pciDomainID, \
+                                           (unsigned)(prop).pciBusID, (unsigned)(prop).pciDeviceID)
 #else
 #  if defined(__CUDACC__)
 #    include <cuda_runtime.h>
@@ -20,6 +22,12 @@
 #  endif
 #  define MB_VENDOR "nvidia"
 #  define MB_ARCH_NAME(prop, buf, n) snprintf((buf), (n), "sm_%d%d", (prop).major, (prop).minor)
+/* nvidia-smi's form of the UUID, then the PCI address: which physical GPU a run had. */
+#  define MB_GPU_ID(prop, buf, n) do { const unsigned char *u_ = (const unsigned char *)(prop).uuid.bytes; \
+        snprintf((buf), (n), "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x, pci %04x:%02x:%02x", \
+                 u_[0], u_[1], u_[2], u_[3], u_[4], u_[5], u_[6], u_[7], u_[8], u_[9], u_[10], u_[11], u_[12], u_[13], \
+                 u_[14], u_[15], (unsigned)(prop).pciDomainID, (unsigned)(prop).pciBusID, (unsigned)(prop).pciDeviceID); \
+    } while (0)
 #  define hipError_t cudaError_t
 #  define hipSuccess cudaSuccess
 #  define hipErrorNoDevice cudaErrorNoDevice

@@ -49,6 +49,7 @@ int mb_gpu_open(mb_gpu_t *g, mb_env_t *env, char *err, size_t errlen)
     snprintf(env->vendor, sizeof env->vendor, "%s", MB_VENDOR);
     snprintf(env->device, sizeof env->device, "%.127s", prop.name);
     MB_ARCH_NAME(prop, env->arch, sizeof env->arch);
+    MB_GPU_ID(prop, env->gpu_id, sizeof env->gpu_id);
     snprintf(env->fp8_flavour, sizeof env->fp8_flavour, "%s", mb_fp8_name(mb_portable_info().fp8_fnuz));
     env->sm_count = g->sm_count;
     env->l2_bytes = (double)g->l2_bytes;
@@ -136,6 +137,7 @@ int mb_gpu_measure(mb_gpu_t *g, mb_env_t *env, char *err, size_t errlen)
 void mb_env_print(FILE *f, const mb_env_t *env)
 {
     fprintf(f, "device        %s (%s, %s)\n", env->device, env->vendor, env->arch);
+    fprintf(f, "gpu           %s\n", env->gpu_id);
     fprintf(f, "SMs           %d\n", env->sm_count);
     fprintf(f, "L2            %.1f MB\n", env->l2_bytes / 1e6);
     fprintf(f, "memory        %.1f GB\n", env->mem_bytes / 1e9);

@@ -23,6 +23,7 @@ static void json_env(jb_t *b, cJSON *root, const mb_env_t *e)
     cJSON *d = jb_put(b, root, "device", cJSON_CreateObject());
     jb_put_str(b, d, "vendor", e->vendor);
     jb_put_str(b, d, "name", e->device);
+    jb_put_str(b, d, "id", e->gpu_id);
     jb_put_str(b, d, "arch", e->arch);
     jb_put_str(b, d, "fp8", e->fp8_flavour);
     jb_put_num(b, d, "sm_count", e->sm_count);
@@ -171,6 +172,8 @@ static void read_env(rd_t *r, const cJSON *root, mb_env_t *e)
     const cJSON *d = rd_obj(r, root, "", "device");
     rd_str(r, d, "device.", "vendor", e->vendor, sizeof e->vendor);
     rd_str(r, d, "device.", "name", e->device, sizeof e->device);
+    if (cJSON_GetObjectItemCaseSensitive(d, "id"))   /* files before it have none */
+        rd_str(r, d, "device.", "id", e->gpu_id, sizeof e->gpu_id);
     rd_str(r, d, "device.", "arch", e->arch, sizeof e->arch);
     rd_str(r, d, "device.", "fp8", e->fp8_flavour, sizeof e->fp8_flavour);
     e->sm_count = rd_int(r, d, "device.", "sm_count");

@@ -77,7 +77,8 @@ static void md_body(FILE *f, const mb_report_t *r)
     const mb_env_t *e = &r->env;
     const char *cfg = r->config && r->config->path ? r->config->path : "-";
     fprintf(f, "# mla-bench results\n\n");
-    fprintf(f, "- device: %s (%s %s, %d SMs)\n", e->device, e->vendor, e->arch, e->sm_count);
+    fprintf(f, "- device: %s (%s %s, %d SMs)%s%s\n", e->device, e->vendor, e->arch, e->sm_count,
+            e->gpu_id[0] ? ", " : "", e->gpu_id);
     fprintf(f, "- date: %s\n", e->date);
     fprintf(f, "- tool: mla-bench %s (commit %s)\n", e->tool_version, e->git_commit);
     fprintf(f, "- config: %s\n", cfg);

@@ -57,6 +57,7 @@ typedef struct mb_case_result {
 typedef struct mb_env {
     char tool_version[32], git_commit[48], date[40];
     char vendor[16], device[128], arch[32], fp8_flavour[16];
+    char gpu_id[96];           /* which physical GPU (MB_GPU_ID); empty in files written before it */
     int sm_count, driver_version, runtime_version;
     double l2_bytes, mem_bytes;
     double copy_tbps;          /* measured device-to-device copy, read + write bytes */

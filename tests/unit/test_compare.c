@@ -512,6 +512,38 @@ static int column_of(const char *line, const char *needle)
     return col;
 }
 
+/* Two GPUs of one model: compared, with a note naming both; none when either is unknown (files from
+ * before the id was recorded) or both are the same GPU. */
+static void test_two_gpus(void)
+{
+    static run_t a, b;
+    spec_t s = {"x", MB_MODE_GRAPH, 10.0, 0.01, 30, 1, MB_CASE_PASS};
+    build(&a, &s, 1, "NVIDIA H200");
+    build(&b, &s, 1, "NVIDIA H200");
+    snprintf(a.rep.env.gpu_id, sizeof a.rep.env.gpu_id, "GPU-aaaa, pci 0000:1b:00");
+    snprintf(b.rep.env.gpu_id, sizeof b.rep.env.gpu_id, "GPU-bbbb, pci 0000:1b:00");
+    mb_compare_opts_t o;
+    mb_compare_opts_default(&o);
+    mb_compare_t c;
+    char err[512] = "";
+    CHECKF(mb_compare_reports(&a.rep, &b.rep, &o, &c, err, sizeof err) == 0, "%s", err);
+    CHECK(c.gpu_differs && !c.device_mismatch && !strcmp(c.base_gpu_id, "GPU-aaaa, pci 0000:1b:00"));
+    char *text = capture(&c, 0);
+    CHECKF(text && strstr(text, "note: two GPUs: the baseline ran on GPU-aaaa, pci 0000:1b:00, new on GPU-bbbb"),
+           "%s", text ? text : "");
+    free(text);
+    mb_compare_free(&c);
+    const char *other[] = {"GPU-aaaa, pci 0000:1b:00", ""};
+    for (int k = 0; k < 2; k++) {
+        snprintf(b.rep.env.gpu_id, sizeof b.rep.env.gpu_id, "%s", other[k]);
+        CHECKF(mb_compare_reports(&a.rep, &b.rep, &o, &c, err, sizeof err) == 0, "%s", err);
+        text = capture(&c, 0);
+        CHECK(!c.gpu_differs && text && !strstr(text, "two GPUs"));
+        free(text);
+        mb_compare_free(&c);
+    }
+}
+
 static void test_print(void)
 {
     static run_t a, b;
@@ -571,6 +603,7 @@ static void check_compare_equal(const mb_compare_t *a, const mb_compare_t *b)
     CHECK(!strcmp(a->base_path, b->base_path) && !strcmp(a->new_path, b->new_path));
     CHECK(!strcmp(a->device, b->device) && !strcmp(a->base_device, b->base_device));
     CHECK(a->device_mismatch == b->device_mismatch && !strcmp(a->metric, b->metric));
+    CHECK(!strcmp(a->gpu_id, b->gpu_id) && !strcmp(a->base_gpu_id, b->base_gpu_id) && a->gpu_differs == b->gpu_differs);
     CHECK(a->max_regression_pct == b->max_regression_pct && a->alpha == b->alpha);
     CHECKF(same_double(a->geomean_change_pct, b->geomean_change_pct), "%.17g vs %.17g", a->geomean_change_pct,
            b->geomean_change_pct);
@@ -624,6 +657,8 @@ static void mixed_runs(run_t *a, run_t *b)
                      {"new", MB_MODE_GRAPH, 40.0, 0.005, 30, 15, MB_CASE_PASS}};
     build(a, base, 5, "NVIDIA H200");
     build(b, neu, 5, "NVIDIA H200");
+    snprintf(a->rep.env.gpu_id, sizeof a->rep.env.gpu_id, "GPU-aaaa, pci 0000:1b:00");
+    snprintf(b->rep.env.gpu_id, sizeof b->rep.env.gpu_id, "GPU-bbbb, pci 0000:2a:00");
 }
 
 static void test_json_roundtrip(void)
@@ -893,6 +928,7 @@ void suite_compare(void)
     RUN(test_metric_choice);
     RUN(test_refusals);
     RUN(test_parse_options);
+    RUN(test_two_gpus);
     RUN(test_print);
     RUN(test_json_roundtrip);
     RUN(test_plan_changed);

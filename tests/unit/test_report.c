@@ -101,6 +101,7 @@ static void fixture(fixture_t *x)
     snprintf(e->date, sizeof e->date, "2025-01-02T03:04:05Z");
     snprintf(e->vendor, sizeof e->vendor, "nvidia");
     snprintf(e->device, sizeof e->device, "NVIDIA H200");
+    snprintf(e->gpu_id, sizeof e->gpu_id, "GPU-0123abcd-0000-1111-2222-333344445555, pci 0000:1b:00");
     snprintf(e->arch, sizeof e->arch, "sm_90a");
     snprintf(e->fp8_flavour, sizeof e->fp8_flavour, "e4m3fn");
     e->sm_count = 132;
@@ -262,6 +263,37 @@ static void test_json_fields(void)
     mb_report_free_read(&back);
 }
 
+/* Files written before the GPU's identity was recorded have no device.id: they still read, with an
+ * empty one (the committed baselines are such files); an id of the wrong type is still an error. */
+static void test_json_gpu_id_optional(void)
+{
+    fixture_t x;
+    fixture(&x);
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "noid.json");
+    CHECKF(mb_report_write_json(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    char *text = slurp(path, NULL);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    cJSON *dev = cJSON_GetObjectItem(root, "device");
+    CHECK(dev && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "id")), x.rep.env.gpu_id));
+    cJSON_DeleteItemFromObject(dev, "id");
+    char *out = cJSON_Print(root);
+    spit(path, out);
+    mb_report_t back;
+    CHECKF(mb_report_read_json(path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.env.gpu_id[0] == 0 && !strcmp(back.env.device, "NVIDIA H200"));
+    mb_report_free_read(&back);
+    cJSON_AddNumberToObject(dev, "id", 7);
+    free(out);
+    out = cJSON_Print(root);
+    spit(path, out);
+    CHECK(mb_report_read_json(path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, "device.id") != NULL, "%s", err);
+    free(out);
+    cJSON_Delete(root);
+    free(text);
+}
+
 static void test_json_config_not_json(void)
 {
     fixture_t x;
@@ -404,6 +436,7 @@ static void test_markdown(void)
     CHECKF(mb_report_write_md(&x.rep, path, err, sizeof err) == 0, "%s", err);
     char *text = slurp(path, NULL);
     CHECK(text && strstr(text, "# mla-bench results") && strstr(text, "NVIDIA H200"));
+    CHECK(text && strstr(text, "SMs), GPU-0123abcd-0000-1111-2222-333344445555, pci 0000:1b:00\n"));
     CHECK(text && strstr(text, "2025-01-02T03:04:05Z") && strstr(text, "0.3.1") && strstr(text, "abcdef0"));
     CHECK(text && strstr(text, "configs/smoke.json") && strstr(text, "4.01 TB/s") && strstr(text, "e4m3fn"));
     CHECK(text && !strchr(text, '\033'));
@@ -730,6 +763,7 @@ void suite_report(void)
     }
     RUN(test_json_roundtrip);
     RUN(test_json_fields);
+    RUN(test_json_gpu_id_optional);
     RUN(test_json_config_not_json);
     RUN(test_jb_write);
     RUN(test_json_reader_rejects);
