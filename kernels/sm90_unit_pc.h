@@ -14,7 +14,10 @@
  * V takes two V^T fragments a step, four wgmmas in flight (v79-v79b, at 168, took one: two made ptxas
  * serialize every wgmma, C7512; ptxas ignored setmaxnreg there, C7507, because issue_tile may call
  * copy_tile_paged). The scorer holds a tile's scores and two step accumulators (96): a third (v79b)
- * did not change the time. */
+ * did not change the time. Measured (v79d) beside v78's two-warpgroup walker: -4.6 / -5.0 % on
+ * b128-q4 / b32-q4-8k, +2 % on b32-q4-1k (units of 4 tiles). The tile (~1.76 us) is now bound by the
+ * scorer's chain: the multipliers wait ~0.56 us a tile for P, and the 18 score steps take 1.23 us
+ * beside the P V's wgmmas against 0.73 alone (results/NOTES.md, seventeenth session). */
 #ifndef MB_SM90_UNIT_PC_H
 #define MB_SM90_UNIT_PC_H
 

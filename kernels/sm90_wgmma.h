@@ -182,7 +182,6 @@ template <> struct w9_fp8<32> {
                      : W9_R16(0) : "l"(a), "l"(b), "r"(accumulate));
     }
 };
-
 template <> struct w9_fp8<64> {
     __device__ __forceinline__ static void mma(float *d, uint64_t a, uint64_t b, int accumulate)
     {
