@@ -376,8 +376,8 @@ void mb_compare_print(FILE *f, const mb_compare_t *c, int color)
     /* Not a refusal: two GPUs of one model are the usual case in a fleet, but they are a source of
      * difference the verdicts cannot see (README, "Gating regressions"). */
     if (c->gpu_differs)
-        fprintf(f, "note: two GPUs: the baseline ran on %s, new on %s; on the H200 the same binary has "
-                "timed ~5 %% apart between calls (results/h200/steps/sm90-wgmma-v79d-clock/)\n",
+        fprintf(f, "note: two GPUs: the baseline ran on %s, new on %s; two GPUs of one model can time the "
+                "same binary apart (on H200s ~5 %% has been seen): a regression here may be the GPU's\n",
                 c->base_gpu_id, c->gpu_id);
     fprintf(f, "metric: %s; regressed = slower by more than %g%% at p < %g (Mann-Whitney U)\n\n", c->metric,
             c->max_regression_pct, c->alpha);
