@@ -186,6 +186,10 @@ def report(t, khz, out=sys.stdout):
             print(f"{k:8s} {p[0]:8.2f} {p[1]:8.2f} {p[2]:8.2f} periods (0.5: evenly interleaved)", file=out)
         else:
             print(f"{k:8s} {p[0] * us:8.3f} {p[1] * us:8.3f} {p[2] * us:8.3f} µs   mean {v.mean() * us:.3f}  (n {len(v)})", file=out)
+    if len(m["P lag"]) and np.median(m["P lag"]) < 0:
+        print("warning: P lag < 0: a multiplier cannot take P before it is handed over, so these stamps took "
+              "barriers' arrival (trace builds before 8dd553b): barrier, scores, s empty and P lag read "
+              "short, P V and s handoff long", file=out)
     return m
 
 
@@ -328,6 +332,15 @@ def self_test():
         ("scorer: P lag", np.min(v["P lag"]), 250, 0),
         ("scorer: none in 21 fields", len(m["s period"]), 0, 0),
     ]
+    # Stamps that took a barrier's arrival: the multipliers "receive" P before the scorer hands it over.
+    import io
+    for lag, warned in ((250, False), (-300, True)):
+        w = u.copy()
+        w[:, :, PC_FULL] = w[:, :, SOFTMAX] - lag
+        text = io.StringIO()
+        report(w, 1_980_000, text)
+        checks.append((f"scorer: P lag {lag}: warning {'printed' if warned else 'absent'}",
+                       int("warning: P lag < 0" in text.getvalue()), int(warned), 0))
     bad = [f"{k}: {got:.3f}, expected {want} ± {tol}" for k, got, want, tol in checks if abs(got - want) > tol]
     # The timeline: 24 tiles, two warpgroups, four phases and a tail each (none after the last tile).
     import os, tempfile, xml.etree.ElementTree as ET
