@@ -1,14 +1,15 @@
 /* Per-tile clock stamps of the rows-split, alternate-tile and three-warpgroup walkers (sm90_unit_rs.h,
- * sm90_unit_pp.h and sm90_unit_pc.h; not decode_sm90.hip's
- * dims-split one, for small pages), in builds made with `make TRACE=1` only:
- * when each tile's copy was issued, and when each warpgroup reached the tile, had its data, had summed
- * its scores, had finished its softmax and had issued its P V; when each unit started and had Q landed
- * and cast, and how its end went (its last P V waited for, its row sums, its stores). Profiles sample where warps wait; these stamps say for what, in time: how far the
- * warpgroups drift apart, how long a copy takes from issue to landing, and how much of that the ring
- * hides (scripts/trace-tiles.py reads them). One thread a warpgroup stores a stamp (a shared load, a
- * clock read and a global store), so the kernel's timing moves little, but a trace build's times are
- * not the kernel's: time the plain build. Stamps are SM clock cycles (clock64), comparable only within a CTA;
- * trace-tiles.py turns them into µs at the SM's maximum clock, so under a lower clock its µs read short.
+ * sm90_unit_pp.h and sm90_unit_pc.h; not decode_sm90.hip's dims-split one, for small pages), in
+ * builds made with `make TRACE=1` only: when each tile's copy was issued, and when each warpgroup
+ * reached the tile, had its data, had summed its scores, had finished its softmax and had issued its
+ * P V; when each unit started and had Q landed and cast, and how its end went (its last P V waited
+ * for, its row sums, its stores). Profiles sample where warps wait; these stamps say for what, in
+ * time: how far the warpgroups drift apart, how long a copy takes from issue to landing, and how much
+ * of that the ring hides (scripts/trace-tiles.py reads them). One thread a warpgroup stores a stamp (a
+ * shared load, a clock read and a global store), so the kernel's timing moves little, but a trace
+ * build's times are not the kernel's: time the plain build. Stamps are SM clock cycles (clock64),
+ * comparable only within a CTA; trace-tiles.py turns them into µs at the SM's maximum clock, so under
+ * a lower clock its µs read short.
  * Without MB_TRACE every stamp compiles to nothing. */
 #ifndef MB_SM90_TRACE_H
 #define MB_SM90_TRACE_H
