@@ -137,7 +137,7 @@ def self_test():
         ("a spill in the unit loop around the tile loop", seq("LDL", "QGMMA", "FADD", back(2), "STL", back(5)), []),
         ("a spill in a spin loop", seq("QGMMA", back(1), "LDL", "MOV", back(1, True)), []),
         ("a spill past an EXIT, before a jump back into the loop",
-         seq("QGMMA", "FADD", back(2), "EXIT", "LDL", back(5)), []),
+         seq("MOV", "QGMMA", "FADD", back(3), "EXIT", "LDL", back(5)), []),
         ("a branch forward does not make a loop", seq("QGMMA", "LDL", "HGMMA", "MOV"), [1]),
     ]
     failed = [f"{name}: inside {got}, expected {want}" for name, c, want in cases
