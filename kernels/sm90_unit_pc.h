@@ -312,10 +312,14 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
 }
 
 /* The CTA's units, each role in its own loop with its own register budget: the multipliers take
- * S9_PC_MUL_REGS from the scorer's S9_PC_SCORER_REGS (2 x 128 x mul + 128 x scorer <= 65,536). */
+ * S9_PC_MUL_REGS from the scorer's S9_PC_SCORER_REGS. The pool they share is what the CTA got at
+ * launch, S9_PC_LAUNCH_REGS a thread (65,536 / 384 rounded down to 8; `-Xptxas -v` says "Used 168
+ * registers"), not the whole register file: setmaxnreg.inc waits until the others have freed enough,
+ * so budgets that add up to more hang the kernel (v79f at 160 / 176 did, on the device). */
+#define S9_PC_LAUNCH_REGS 168
 #define S9_PC_SCORER_REGS 136
 #define S9_PC_MUL_REGS 184
-static_assert((2 * S9_PC_MUL_REGS + S9_PC_SCORER_REGS) * 128 <= 65536, "the register file");
+static_assert(2 * S9_PC_MUL_REGS + S9_PC_SCORER_REGS <= 3 * S9_PC_LAUNCH_REGS, "the launch's register pool");
 #define S9_STR2(x) #x
 #define S9_STR(x) S9_STR2(x)
 template <int N>
