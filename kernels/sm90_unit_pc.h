@@ -13,8 +13,9 @@
  * its spare ones to the multipliers (setmaxnreg, S9_PC_SCORER_REGS / S9_PC_MUL_REGS), so that their P
  * V takes two V^T fragments a step, four wgmmas in flight (v79-v79b, at 168, took one: two made ptxas
  * serialize every wgmma, C7512; ptxas ignored setmaxnreg there, C7507, because issue_tile may call
- * copy_tile_paged). The scorer holds a tile's scores and two step accumulators (96): a third (v79b)
- * did not change the time. Measured (v79d) beside v78's two-warpgroup walker: -4.6 / -5.0 % on
+ * copy_tile_paged). The scorer holds a tile's scores and three step accumulators (128), two score
+ * wgmmas in flight while one is summed (v79f2, 152 / 176 registers; a third in v79b, whose
+ * multipliers took one fragment a step, did not change the time). Measured (v79d) beside v78's two-warpgroup walker: -4.6 / -5.0 % on
  * b128-q4 / b32-q4-8k, +2 % on b32-q4-1k (units of 4 tiles). The tile (~1.76 us) is now bound by the
  * scorer's chain: the multipliers wait ~0.56 us a tile for P, and the 18 score steps take 1.23 us
  * beside the P V's wgmmas against 0.73 alone (results/NOTES.md, seventeenth session). */
@@ -129,7 +130,7 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_READY);
         float s[32];
-        score_rows<2>(s, st, q_addr);
+        score_rows<3>(s, st, q_addr);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
         bool moved = false;
         float alpha[2];
@@ -317,8 +318,8 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
  * registers"), not the whole register file: setmaxnreg.inc waits until the others have freed enough,
  * so budgets that add up to more hang the kernel (v79f at 160 / 176 did, on the device). */
 #define S9_PC_LAUNCH_REGS 168
-#define S9_PC_SCORER_REGS 136
-#define S9_PC_MUL_REGS 184
+#define S9_PC_SCORER_REGS 152
+#define S9_PC_MUL_REGS 176
 static_assert(2 * S9_PC_MUL_REGS + S9_PC_SCORER_REGS <= 3 * S9_PC_LAUNCH_REGS, "the launch's register pool");
 #define S9_STR2(x) #x
 #define S9_STR(x) S9_STR2(x)
