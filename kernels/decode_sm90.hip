@@ -357,6 +357,16 @@ extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
     return hipSuccess;
 }
 
+extern "C" hipError_t mb_sm90_launch_regs(int *have, int *need)
+{
+    hipFuncAttributes fa;
+    *have = 0;
+    *need = (2 * S9_PC_MUL_REGS + S9_PC_SCORER_REGS + 2) / 3;   /* a thread's share of the three budgets */
+    hipError_t e = hipFuncGetAttributes(&fa, (const void *)decode_sm90_kernel<64, true>);
+    if (e == hipSuccess) *have = fa.numRegs;
+    return e;
+}
+
 #ifdef MB_TRACE
 /* Trace builds (sm90_trace.h): a launch outside a graph capture, with MB_TRACE naming a file, clears
  * the stamps first and writes them to the file once it has run (the last such launch wins): five

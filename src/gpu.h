@@ -85,6 +85,8 @@
 #  define hipMemcpyFromSymbol cudaMemcpyFromSymbol
 #  define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #  define hipFuncSetAttribute cudaFuncSetAttribute
+#  define hipFuncGetAttributes cudaFuncGetAttributes
+#  define hipFuncAttributes struct cudaFuncAttributes
 #  define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 #endif
 

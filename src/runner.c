@@ -25,6 +25,14 @@ static int select_kernel(mb_runner_t *r)
         if ((e = mb_sm90_prepare(&workers)) != hipSuccess)
             return mb_die(MB_EXIT_GPU, "sm90 kernel: cannot prepare it: %s", hipGetErrorString(e));
         if (workers > 0) {
+            /* ptxas picks the launch count; the budgets in kernels/sm90_unit_pc.h assume it */
+            int have = 0, need = 0;
+            if ((e = mb_sm90_launch_regs(&have, &need)) != hipSuccess)
+                return mb_die(MB_EXIT_GPU, "sm90 kernel: cannot read its attributes: %s", hipGetErrorString(e));
+            if (have < need)
+                return mb_die(MB_EXIT_GPU, "sm90 kernel: this build's 64-row walker has %d registers a thread at launch, "
+                              "and its setmaxnreg budgets (kernels/sm90_unit_pc.h) need %d: it would hang, so it is not run",
+                              have, need);
             r->kinfo = mb_sm90_info();
             r->max_ctas = r->g.sm_count * workers;
             return 0;
