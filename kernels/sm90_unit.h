@@ -294,8 +294,11 @@ __device__ __forceinline__ void cast_q(const uint8_t *staging, uint8_t *q)
  * check's worst case; one accumulator over two 32-deep steps still cost 5.6e-3. So every step starts
  * from zero and is summed in fp32 registers (2.4e-3 there, the bf16 output's own rounding being
  * 1.9e-3), through a ring of R accumulators, each its own commit group: R - 1 in flight while one is
- * summed. The last wait (none younger) also covers every earlier wgmma of the warpgroup. */
-template <int NH, int R>
+ * summed. The last wait (none younger) also covers every earlier wgmma of the warpgroup.
+ * With ROWS_M the product is S itself, the rows as M and the tokens as N (the three-warpgroup
+ * walker's scorer, sm90_unit_pc.h, NH = 64: a row stays in a quad of lanes): s[4j + e] is then row 16
+ * warp + g + 8 (e / 2), token 8j + 2t + e % 2. */
+template <int NH, int R, bool ROWS_M = false>
 __device__ __forceinline__ void score_tile(float (&s)[NH / 2], uint32_t st, uint32_t q_addr)
 {
     constexpr int STEPS = MB_DK / 32;
@@ -307,7 +310,8 @@ __device__ __forceinline__ void score_tile(float (&s)[NH / 2], uint32_t st, uint
     for (int k = 0; k < STEPS + R - 1; k++) {
         if (k < STEPS) {
             w9_fence();
-            w9_fp8<NH>::mma(acc[k % R], w9_desc_add(kd, w9_sw64_off(0, 32 * k, S9_TILE)), w9_desc_add(qd, w9_off(0, 32 * k, S9_KSBO)), 0);
+            const uint64_t ks = w9_desc_add(kd, w9_sw64_off(0, 32 * k, S9_TILE)), qs = w9_desc_add(qd, w9_off(0, 32 * k, S9_KSBO));
+            w9_fp8<NH>::mma(acc[k % R], ROWS_M ? qs : ks, ROWS_M ? ks : qs, 0);
             w9_commit();
         }
         if (k >= R - 1) {

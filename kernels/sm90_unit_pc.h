@@ -79,34 +79,6 @@ __device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_de
     }
 }
 
-/* S (64 rows x 64 tokens) of one tile: A = Q (rows), B = the tile's keys. As score_tile: every 32-deep
- * step from zero and summed in fp32, through a ring of R accumulators. s[4j + e] is row 16 warp + g +
- * 8 (e / 2), token 8j + 2t + e % 2 (the m64n64 accumulator, sm90_wgmma.h). */
-template <int R>
-__device__ __forceinline__ void score_rows(float (&s)[32], uint32_t st, uint32_t q_addr)
-{
-    constexpr int STEPS = MB_DK / 32;
-#pragma unroll
-    for (int i = 0; i < 32; i++) s[i] = 0.0f;
-    float acc[R][32];
-    const uint64_t qd = w9_desc(q_addr, S9_KSBO), kd = w9_desc_sw64(st, S9_SLICE);
-#pragma unroll
-    for (int k = 0; k < STEPS + R - 1; k++) {
-        if (k < STEPS) {
-            w9_fence();
-            w9_fp8<64>::mma(acc[k % R], w9_desc_add(qd, w9_off(0, 32 * k, S9_KSBO)), w9_desc_add(kd, w9_sw64_off(0, 32 * k, S9_TILE)), 0);
-            w9_commit();
-        }
-        if (k >= R - 1) {
-            const int done = k - (R - 1), younger = (k < STEPS ? k : STEPS - 1) - done;
-            w9_wait_dyn<R - 1>(younger);
-            w9_fence_regs<32>(acc[done % R]);
-#pragma unroll
-            for (int i = 0; i < 32; i++) s[i] += acc[done % R][i];
-        }
-    }
-}
-
 /* The scorer's part of a unit: each tile's scores, softmax and P, then the rows' sums and log-sum-exp. */
 template <int N>
 __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
@@ -133,7 +105,7 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_READY);
         float s[32];
-        score_rows<3>(s, st, q_addr);
+        score_tile<64, 3, true>(s, st, q_addr);   /* S, the rows as M */
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
         bool moved = false;
         float alpha[2];
