@@ -361,7 +361,7 @@ extern "C" hipError_t mb_sm90_launch_regs(int *have, int *need)
 {
     hipFuncAttributes fa;
     *have = 0;
-    *need = (2 * S9_PC_MUL_REGS + S9_PC_SCORER_REGS + 2) / 3;   /* a thread's share of the three budgets */
+    *need = S9_PC_LAUNCH_REGS;     /* the pool the budgets are checked against (sm90_unit_pc.h's static_assert) */
     hipError_t e = hipFuncGetAttributes(&fa, (const void *)decode_sm90_kernel<64, true>);
     if (e == hipSuccess) *have = fa.numRegs;
     return e;

@@ -117,8 +117,9 @@ hipError_t mb_portable_occupancy(int *ctas_per_sm);
  * fit on an SM; 0 when this GPU is not Hopper. */
 mb_kernel_info_t mb_sm90_info(void);
 hipError_t mb_sm90_prepare(int *workers_per_sm);
-/* The registers a thread the 64-row walker got at launch (*have) and what its setmaxnreg budgets share
- * out (*need): with fewer, the multipliers' increase waits forever (a hang, not an error). */
+/* The registers a thread the 64-row walker got at launch (*have) and the count its setmaxnreg budgets
+ * were checked against at compile time (*need): with fewer, the multipliers' increase waits forever
+ * (a hang, not an error). */
 hipError_t mb_sm90_launch_regs(int *have, int *need);
 hipError_t mb_launch_decode_sm90(const mb_decode_args_t *a, hipStream_t s);
 #endif
