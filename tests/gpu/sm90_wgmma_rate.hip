@@ -6,7 +6,8 @@
  * a faster 64-row walker looks like. Each line: one variant, 1 or 2 warpgroups each issuing chains of
  * C wgmmas into one accumulator (one commit and wait a chain: C = 1 is the round trip), cycles a
  * wgmma per warpgroup, and the SM's FLOP a cycle against the dense peak (8192 fp8, 4096 f16; H100/
- * H200 datasheet at its boost clock). Operands are zeros: the rate does not depend on values.
+ * H200 datasheet at its boost clock). Operands are zeros: the rate does not depend on values. Then the
+ * 64-row scorer's f16 stream (stream below), one line a way of grouping its 36 wgmmas.
  *   build/sm90-wgmma-rate            (Hopper only; exit 4 on a GPU error) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +161,60 @@ template <class W, int C> __global__ void __launch_bounds__(256, 1) rate(int rep
     }
 }
 
+/* The 64-row scorer's stream (v80, results/NOTES.md nineteenth session): 36 f16 m64n64k16 wgmmas a
+ * tile, A from registers, issued in groups of G (one fence and one commit a group) whose fragments
+ * rotate through D + 1 register sets, written before each group's fence when FRESH (as the K
+ * widening does; an xor with a zero the compiler cannot see), with D groups left in flight (wait<D>).
+ * Whether one warpgroup's wgmmas overlap across commit groups decides how a lone scorer must issue. */
+template <int G, int D, bool FRESH> __global__ void __launch_bounds__(256, 1) stream(int reps, uint32_t zero, long long *cycles, long long *ns)
+{
+    extern __shared__ __align__(1024) uint8_t smem[];
+    for (int i = threadIdx.x; i < SMEM_BYTES / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
+    w9_fence_proxy();
+    __syncthreads();
+    float d[32];
+#pragma unroll
+    for (int i = 0; i < 32; i++) d[i] = 0.0f;
+    uint32_t a[D + 1][G][4];
+#pragma unroll
+    for (int s = 0; s <= D; s++)
+#pragma unroll
+        for (int i = 0; i < G; i++)
+#pragma unroll
+            for (int k = 0; k < 4; k++) a[s][i][k] = 0;
+    const uint64_t db = w9_desc(w9_smem_addr(smem) + 32768, 256);
+    __syncthreads();
+    long long t0 = clock64(), g0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
+    for (int r = 0; r < reps; r++) {
+#pragma unroll
+        for (int g = 0; g < 36 / G; g++) {
+            uint32_t (&f)[G][4] = a[g % (D + 1)];
+            if (FRESH)
+#pragma unroll
+                for (int i = 0; i < G; i++)
+#pragma unroll
+                    for (int k = 0; k < 4; k++) f[i][k] ^= zero & (uint32_t)(r + g);
+            w9_fence();
+#pragma unroll
+            for (int i = 0; i < G; i++) f16_rs<64, 0>::mma(d, f[i], db);
+            w9_commit();
+            w9_wait<D>();
+        }
+        w9_wait<0>();
+    }
+    __syncthreads();
+    long long t1 = clock64(), g1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 32; i++) sum += d[i];
+    if (threadIdx.x == 0) {
+        cycles[blockIdx.x] = t1 - t0 + (sum != 0.0f);
+        ns[blockIdx.x] = g1 - g0;
+    }
+}
+
 static int cmp_ll(const void *x, const void *y)
 {
     long long a = *(const long long *)x, b = *(const long long *)y;
@@ -201,6 +256,25 @@ template <int C> static void run_chain(int sms, long long *dc, long long *dn)
     run<f16_ss<256, 1>, C>("f16 ss m64n256k16, B MN-major", F16, sms, dc, dn);
 }
 
+template <int G, int D, bool FRESH> static void run_stream(int sms, long long *dc, long long *dn)
+{
+    const int reps = 64;
+    CHECK(cudaFuncSetAttribute(stream<G, D, FRESH>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    for (int wgs = 1; wgs <= 2; wgs++) {
+        for (int pass = 0; pass < 2; pass++) {
+            stream<G, D, FRESH><<<sms, 128 * wgs, SMEM_BYTES>>>(reps, 0u, dc, dn);
+            CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
+        }
+        long long c[1024];
+        CHECK(cudaMemcpy(c, dc, sms * sizeof c[0], cudaMemcpyDeviceToHost));
+        qsort(c, sms, sizeof c[0], cmp_ll);
+        const double per = (double)c[sms / 2] / reps / 36;
+        printf("f16 rs m64n64k16 x36: groups of %2d, %d in flight, %-5s %3d %9.1f %6.1f %%\n", G, D, FRESH ? "fresh" : "same", wgs, per,
+               100.0 * 2.0 * 64 * 64 * 16 * wgs / per / F16);
+    }
+}
+
 int main(void)
 {
     cudaDeviceProp p;
@@ -215,6 +289,14 @@ int main(void)
     run_chain<1>(sms, dc, dn);
     run_chain<4>(sms, dc, dn);
     run_chain<16>(sms, dc, dn);
+    printf("\nthe 64-row scorer's stream                                  wgs cyc/wgmma  of peak\n");
+    run_stream<2, 1, true>(sms, dc, dn);     /* v80 */
+    run_stream<2, 2, true>(sms, dc, dn);     /* v80b */
+    run_stream<2, 2, false>(sms, dc, dn);
+    run_stream<4, 1, true>(sms, dc, dn);
+    run_stream<6, 1, true>(sms, dc, dn);
+    run_stream<12, 1, true>(sms, dc, dn);
+    run_stream<36, 0, false>(sms, dc, dn);
     CHECK(cudaFree(dc));
     CHECK(cudaFree(dn));
     return 0;
