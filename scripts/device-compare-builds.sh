@@ -10,7 +10,8 @@
 # separate (two builds of the same code have differed by 3 % in one call); ~25 s a build a round
 # (mixed-mla), each round line gives the seconds elapsed. With ONE_FILE=1 everything it wrote goes back
 # as one $OUT/compare.tgz (a call returns at most eight files: two comparisons in one call lost the
-# second one's rounds); unpack it into a folder and give that folder to compare-rounds.py.
+# second one's rounds); unpack it into a folder and give that folder to compare-rounds.py, and file it
+# with scripts/collect-rounds.sh.
 #   scripts/device-compare-builds.sh build build-ex2-ftz build-p-stmatrix build-vt-stmatrix
 #   ROUNDS=3 scripts/device-compare-builds.sh build build-v61
 set -uo pipefail

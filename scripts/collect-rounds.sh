@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Files a comparison of builds that scripts/device-compare-builds.sh ran with ROUNDS >= 2 (its
+# compare.tgz, or the folder it was unpacked into) as results/h200/steps/sm90-wgmma-rounds-NAME/:
+# each build's timed mixed-mla table of every round (round 1 from its iter-*.tgz, the others from
+# rounds.tgz), as measured, and scripts/compare-rounds.py's verdicts in both modes against `build`.
+# File each build's tests with scripts/collect-step.sh as well.
+#   scripts/collect-rounds.sh /work/.device/2/compare.tgz v80b-v80c
+set -euo pipefail
+[ $# -eq 2 ] || { sed -n '2,7p' "$0"; exit 2; }
+src=$1 name=$2
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ -f "$src" ]; then mkdir "$tmp/in" && tar -C "$tmp/in" -xzf "$src" && src=$tmp/in; fi
+[ -f "$src/rounds.tgz" ] || { echo "collect-rounds: $src has no rounds.tgz (was ROUNDS >= 2?)" >&2; exit 1; }
+dst=results/h200/steps/sm90-wgmma-rounds-$name
+mkdir -p "$dst" "$tmp/x"
+for f in "$src"/iter-*.tgz; do tar -C "$tmp/x" -xzf "$f"; done
+tar -C "$tmp/x" -xzf "$src/rounds.tgz"
+for d in "$tmp"/x/iter-*; do
+    b=${d##*/iter-}
+    mkdir -p "$dst/$b/r1" && cp "$d/m/mixed-mla.csv" "$dst/$b/r1/"
+done
+for d in "$tmp"/x/rounds/*/r*; do
+    b=$(basename "$(dirname "$d")")
+    mkdir -p "$dst/$b/$(basename "$d")" && cp "$d/mixed-mla.csv" "$dst/$b/$(basename "$d")/"
+done
+for mode in graph eager; do
+    python3 scripts/compare-rounds.py "$src" --base build --mode "$mode" > "$dst/compare-rounds-$mode.md"
+done
+echo "$dst: $(find "$dst" -name mixed-mla.csv | wc -l) tables"
