@@ -216,6 +216,15 @@ static int cmp_ll(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* The median over the SMs of a per-CTA count the kernel left in device memory. */
+static double median_over_sms(const long long *dev, int sms)
+{
+    long long v[1024];
+    CHECK(cudaMemcpy(v, dev, sms * sizeof v[0], cudaMemcpyDeviceToHost));
+    qsort(v, sms, sizeof v[0], cmp_ll);
+    return (double)v[sms / 2];
+}
+
 template <class W, int C> static void run(const char *name, double peak, int sms, long long *dc, long long *dn)
 {
     const int reps = 512;
@@ -226,14 +235,9 @@ template <class W, int C> static void run(const char *name, double peak, int sms
             CHECK(cudaGetLastError());
             CHECK(cudaDeviceSynchronize());
         }
-        long long c[1024], n[1024];
-        CHECK(cudaMemcpy(c, dc, sms * sizeof c[0], cudaMemcpyDeviceToHost));
-        CHECK(cudaMemcpy(n, dn, sms * sizeof n[0], cudaMemcpyDeviceToHost));
-        qsort(c, sms, sizeof c[0], cmp_ll);
-        qsort(n, sms, sizeof n[0], cmp_ll);
-        const double cyc = (double)c[sms / 2], per = cyc / reps / C, sm_flops = W::flops * reps * C * wgs / cyc;
+        const double cyc = median_over_sms(dc, sms), per = cyc / reps / C, sm_flops = W::flops * reps * C * wgs / cyc;
         printf("%-40s %3d %5d %9.1f %10.0f %6.1f %%  %6.0f\n", name, wgs, C, per, sm_flops, 100.0 * sm_flops / peak,
-               cyc / (double)n[sms / 2] * 1e3);
+               cyc / median_over_sms(dn, sms) * 1e3);
     }
 }
 
@@ -261,10 +265,7 @@ template <int G, int D, bool FRESH> static void run_stream(int sms, long long *d
             CHECK(cudaGetLastError());
             CHECK(cudaDeviceSynchronize());
         }
-        long long c[1024];
-        CHECK(cudaMemcpy(c, dc, sms * sizeof c[0], cudaMemcpyDeviceToHost));
-        qsort(c, sms, sizeof c[0], cmp_ll);
-        const double per = (double)c[sms / 2] / reps / 36;
+        const double per = median_over_sms(dc, sms) / reps / 36;
         printf("f16 rs m64n64k16 x36: groups of %2d, %d in flight, %-5s %3d %9.1f %6.1f %%\n", G, D, FRESH ? "fresh" : "same", wgs, per,
                100.0 * 2.0 * 64 * 64 * 16 * wgs / per / F16);
     }
