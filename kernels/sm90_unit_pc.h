@@ -5,7 +5,9 @@
  * (v67's split and accumulators). The scorer goes on to the next tile while they multiply, so its
  * softmax runs under their wgmmas: in v67-v78 both warpgroups scored their own rows and met at a
  * barrier after both softmaxes, and the tensor cores waited through them (0.45 of a 1.89 us tile in
- * the traces of v70 and v75).
+ * the traces of v70 and v75). Since v81 a tile's P V waits for the scorer's next score wgmmas
+ * (SCORED), so that it runs beside the softmax and not beside the score steps, which it slowed most
+ * (1.14 us a tile beside it, 0.82 after: -1.4 % on b128-q4; twentieth session).
  * Two P buffers by tile parity and named barriers between the roles: FULL (a tile's P and rescale are
  * in: the scorer arrives, the multipliers wait) and EMPTY (both multipliers are done with a tile: its
  * P buffer and its stage are free; the scorer waits two tiles later, then refills the stage with the
