@@ -3,10 +3,12 @@
 # compare.tgz, or the folder it was unpacked into) as results/h200/steps/sm90-wgmma-rounds-NAME/:
 # each build's timed mixed-mla table of every round (round 1 from its iter-*.tgz, the others from
 # rounds.tgz), as measured, and scripts/compare-rounds.py's verdicts in both modes against `build`.
-# File each build's tests with scripts/collect-step.sh as well.
+# File each build's tests with scripts/collect-step.sh as well. A call that timed rounds without the
+# tests (no iter-*.tgz) files its rounds alone.
 #   scripts/collect-rounds.sh /work/.device/2/compare.tgz v80b-v80c
 set -euo pipefail
-[ $# -eq 2 ] || { sed -n '2,7p' "$0"; exit 2; }
+shopt -s nullglob
+[ $# -eq 2 ] || { sed -n '2,9p' "$0"; exit 2; }
 src=$1 name=$2
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
