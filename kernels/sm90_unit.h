@@ -519,12 +519,20 @@ __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&
  * 64-row shapes: in v53's b128-q4 profile the widening PRMTs, waiting on those loads, held 14 % of
  * the stall samples with the loads issued after the wgmmas). The fragments are in two sets: a set is
  * rebuilt only after the wgmmas of two steps back, which read it, are done. */
+/* The addresses: a load takes the lane's row of a 16-token step (tokens 16 s + lane) and the warp's 16
+ * dims of a 64-dim block, so in w9_sw64_off the chunk's swizzle, warp ^ ((lane >> 1) & 3), is the same
+ * for every step and block, and each load is at the thread's offset plus a constant. Written through
+ * w9_sw64_off, ptxas recomputed the swizzle at every load: ~100 integer instructions a warp a tile in
+ * the 64-row walker's multipliers, a third of what they issue beside the scorer (v81's profile,
+ * results/NOTES.md, twenty-first session). dim0 is a multiple of 64. */
 template <int F, int MB = 8>
 __device__ __forceinline__ void pv_load(uint32_t (&raw)[F][2], uint32_t st, int k, int warp, int dim0 = 0)
 {
     constexpr int H = MB / F;      /* steps a 16-token step */
+    const int lane = threadIdx.x % 32;
+    const uint32_t vt = st + (uint32_t)((dim0 >> 6) * S9_SLICE + lane * 64 + ((warp ^ ((lane >> 1) & 3)) << 4));
 #pragma unroll
-    for (int i = 0; i < F; i++) w9_vt_load(raw[i], st, 16 * (k / H), dim0 + 64 * (F * (k % H) + i) + 16 * warp, S9_TILE);
+    for (int i = 0; i < F; i++) w9_vt_load_at(raw[i], vt + (F * (k % H) + i) * S9_SLICE + 16 * (k / H) * 64);
 }
 /* MB 64-dim blocks from value dim dim0 (all 8 from 0 but in the 64-row walker, whose warpgroups take 4 each). */
 template <int NH, int F, int MB = 8>

@@ -277,16 +277,19 @@ __device__ __forceinline__ void w9_f16x2_pairs(uint32_t v, uint32_t &even, uint3
  * d, d+1] (d = 2g), the pairs [b0 b2] and [b1 b3] of which are rows g and g + 8 (w9_f16x2_pairs).
  * Values are the codes' own: the conversion unit's f16 is exact. w9_vt_load issues the ldmatrix, w9_vt_widen
  * makes the fragment of its two words, w9_vt_fragment does both. */
-__device__ __forceinline__ void w9_vt_load(uint32_t raw[2], uint32_t tile, int tok0, int dim0, int rows)
+__device__ __forceinline__ void w9_vt_load_at(uint32_t raw[2], uint32_t src)
 {
 #if W9_ENABLED
-    const int lane = threadIdx.x % 32;
-    uint32_t src = tile + w9_sw64_off(tok0 + (lane / 8) * 8 + lane % 8, dim0, rows);   /* lanes 0-7, 8-15 used */
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(raw[0]), "=r"(raw[1]) : "r"(src));
 #else
-    (void)tile; (void)tok0; (void)dim0; (void)rows;
+    (void)src;
     raw[0] = raw[1] = 0;
 #endif
+}
+__device__ __forceinline__ void w9_vt_load(uint32_t raw[2], uint32_t tile, int tok0, int dim0, int rows)
+{
+    const int lane = threadIdx.x % 32;
+    w9_vt_load_at(raw, tile + w9_sw64_off(tok0 + (lane / 8) * 8 + lane % 8, dim0, rows));   /* lanes 0-7, 8-15 used */
 }
 /* Apart from the load, so that a walker can have the next step's loads in flight while it widens and
  * multiplies this one's: in v48 each step widened the words of loads it had just issued, and their
