@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Files the Nsight Compute probes of one build's device-kernel-iter.sh run (its iter-<build>.tgz, with
 # PROBES set) under results/h200/steps/ncu/ named after LABEL: per shape the report's text, and the
-# hottest instructions, opcodes and phases (scripts/ncu-hot.py) of its per-instruction table. Used by
+# hottest instructions, opcodes, phases and tile loops (scripts/ncu-hot.py) of its per-instruction table. Used by
 # scripts/collect-evidence.sh for main, and on its own for a branch's build.
 #   scripts/collect-profile.sh /work/.device/4/iter-build-v52-four-stages.tgz v52-four-stages
 set -euo pipefail
@@ -23,6 +23,7 @@ for rep in "$tmp"/iter-*/ncu-[0-9]*.txt; do
     python3 scripts/ncu-hot.py "$src" > "$dst/$label-hot-instructions-$shape.txt"
     python3 scripts/ncu-hot.py --by-opcode "$src" > "$dst/$label-opcodes-$shape.txt"
     python3 scripts/ncu-hot.py --phases "$src" > "$dst/$label-phases-$shape.txt"
+    python3 scripts/ncu-hot.py --loops "$src" > "$dst/$label-loops-$shape.txt"
     n=$((n + 1))
 done
 echo "collect-profile: $n profile(s) of $tgz filed as $dst/$label-*"

@@ -19,6 +19,13 @@ goes, when its tile work is not most of it. Where the score wgmmas (QGMMA) all c
 (HGMMA), the tile span is split too: scores, the softmax between them, P V.
 
     scripts/ncu-hot.py --phases src-32-4-16-1024.csv
+
+With --loops, each tile loop (the innermost loops that hold a wgmma, found by their backward branches,
+as scripts/cubin-ops.py finds them) on its own: its samples, stall reasons and executed opcodes. In the
+three-warpgroup kernel each role has its own tile loop, so this is each role's account: how often the
+scorer's warp issues, and what it waits on, apart from the multipliers'.
+
+    scripts/ncu-hot.py --loops src-128-4-16-8192.csv
 """
 import collections
 import csv
@@ -63,9 +70,46 @@ def phases(header, data):
         print(f"{name:24s} {lo:06x}-{hi:06x}  samples {100 * n / ts:5.1f}%  instructions {100 * e / te:5.1f}%")
 
 
+def loops(header, data):
+    addr, src = header.index("Address"), header.index("Source")
+    samples, executed = header.index("Warp Stall Sampling (All Samples)"), header.index("Instructions Executed")
+    reasons = [i for i, h in enumerate(header) if h.startswith("stall_") and "Not Issued" not in h]
+    base = int(data[0][addr], 16)
+    rows = [(int(r[addr], 16) - base, r[src].strip(), r) for r in data]
+    # A backward branch closes a loop unless its region holds an EXIT (a wait's retry, put out of line
+    # past the code that follows and jumping back into the loop; scripts/cubin-ops.py's rule).
+    exits = [a for a, s, _ in rows if [w for w in s.split() if not w.startswith("@")][:1] == ["EXIT"]]
+    spans = []
+    for a, s, _ in rows:
+        words = [w for w in s.split() if not w.startswith("@")]
+        if words and words[0].startswith("BRA") and words[-1].rstrip(";").startswith("0x"):
+            lo = int(words[-1].rstrip(";"), 16) - base
+            if 0 <= lo < a and not any(lo <= x <= a for x in exits) and any("GMMA" in t for b, t, _ in rows if lo <= b <= a):
+                spans.append((lo, a))
+    inner = [(lo, hi) for lo, hi in spans if not any(lo <= l2 and h2 <= hi and (l2, h2) != (lo, hi) for l2, h2 in spans)]
+    total = sum(float(r[samples] or 0) for _, _, r in rows)
+    print(f"{total:.0f} samples; {len(inner)} tile loop(s)")
+    for lo, hi in sorted(set(inner)):
+        part = [(s, r) for a, s, r in rows if lo <= a <= hi]
+        n = sum(float(r[samples] or 0) for _, r in part)
+        e = sum(float(r[executed] or 0) for _, r in part)
+        print(f"loop {lo:06x}-{hi:06x}: {len(part)} instructions, samples {n:.0f} ({100 * n / total:.1f}%), "
+              f"{e:.0f} warp instructions executed")
+        why = collections.Counter()
+        ops = collections.Counter()
+        for s, r in part:
+            for i in reasons:
+                why[header[i][6:]] += float(r[i] or 0)
+            words = [w for w in s.split() if not w.startswith("@")]
+            if words:
+                ops[words[0].split(".")[0]] += float(r[executed] or 0)
+        print("  stalls: " + ", ".join(f"{k} {100 * v / n:.1f}%" for k, v in why.most_common(8) if n))
+        print("  executed: " + ", ".join(f"{k} {100 * v / e:.1f}%" for k, v in ops.most_common(10) if e))
+
+
 def main():
     args = sys.argv[1:]
-    mode = args[0] if args[:1] in (["--by-opcode"], ["--phases"]) else None
+    mode = args[0] if args[:1] in (["--by-opcode"], ["--phases"], ["--loops"]) else None
     args = args[1:] if mode else args
     if len(args) not in (1, 2):
         sys.exit(__doc__)
@@ -75,6 +119,8 @@ def main():
         return by_opcode(header, data, int(args[1]) if len(args) == 2 else 20)
     if mode == "--phases":
         return phases(header, data)
+    if mode == "--loops":
+        return loops(header, data)
     addr, src = header.index("Address"), header.index("Source")
     samples = header.index("Warp Stall Sampling (All Samples)")
     reasons = [i for i, h in enumerate(header) if h.startswith("stall_") and "Not Issued" not in h]
