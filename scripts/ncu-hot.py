@@ -26,6 +26,8 @@ three-warpgroup kernel each role has its own tile loop, so this is each role's a
 scorer's warp issues, and what it waits on, apart from the multipliers'.
 
     scripts/ncu-hot.py --loops src-128-4-16-8192.csv
+    scripts/ncu-hot.py --self-test        --loops on a synthetic table: two roles' loops and a wait's
+                                          retry that jumps back from past an EXIT
 """
 import collections
 import csv
@@ -81,9 +83,9 @@ def loops(header, data):
     exits = [a for a, s, _ in rows if [w for w in s.split() if not w.startswith("@")][:1] == ["EXIT"]]
     spans = []
     for a, s, _ in rows:
-        words = [w for w in s.split() if not w.startswith("@")]
-        if words and words[0].startswith("BRA") and words[-1].rstrip(";").startswith("0x"):
-            lo = int(words[-1].rstrip(";"), 16) - base
+        words = [w.rstrip(";") for w in s.split() if not w.startswith("@") and w != ";"]
+        if words and words[0].startswith("BRA") and words[-1].startswith("0x"):
+            lo = int(words[-1], 16) - base
             if 0 <= lo < a and not any(lo <= x <= a for x in exits) and any("GMMA" in t for b, t, _ in rows if lo <= b <= a):
                 spans.append((lo, a))
     inner = [(lo, hi) for lo, hi in spans if not any(lo <= l2 and h2 <= hi and (l2, h2) != (lo, hi) for l2, h2 in spans)]
@@ -107,8 +109,38 @@ def loops(header, data):
         print("  executed: " + ", ".join(f"{k} {100 * v / e:.1f}%" for k, v in ops.most_common(10) if e))
 
 
+def self_test():
+    """Two tile loops (0x10-0x40 with a wgmma, 0x60-0x90 with another) and an out-of-line retry at 0xb0
+    (past the EXIT at 0xa0) that branches back to 0x70: --loops must find exactly the two loops, with
+    each one's own samples and stall reasons."""
+    import contextlib
+    import io
+    header = ["Address", "Source", "Warp Stall Sampling (All Samples)", "Instructions Executed", "stall_wait",
+              "stall_selected", "stall_wait (Not Issued)"]
+    code = [(0x00, "MOV R1, R2 ;", 0, 0, 0), (0x10, "FADD R3, R3, R4 ;", 10, 100, 1),
+            (0x20, "QGMMA.64x64x32 R4, gdesc[UR8] ;", 30, 100, 0), (0x30, "FADD R3, R3, R5 ;", 20, 100, 1),
+            (0x40, "@P0 BRA 0x1010 ;", 0, 100, 0), (0x50, "BAR.SYNC 0x1 ;", 5, 10, 0),
+            (0x60, "F2FP.F16.E4M3.UNPACK_B R6, R7 ;", 40, 200, 0), (0x70, "HGMMA.64x64x16.F32 R8, R6 ;", 8, 100, 0),
+            (0x80, "LDSM.16.MT88.2 R7, [R9] ;", 2, 100, 0), (0x90, "@P1 BRA 0x1060 ;", 0, 100, 0),
+            (0xa0, "EXIT ;", 0, 1, 0), (0xb0, "BRA 0x1070 ;", 0, 1, 0)]
+    data = [[f"0x{0x1000 + a:x}", f"      {src}", str(n), str(e), str(w), str(n - w), "0"] for a, src, n, e, w in code]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        loops(header, data)
+    text = out.getvalue()
+    want = ["2 tile loop(s)", "loop 000010-000040: 4 instructions, samples 60", "loop 000060-000090: 4 instructions, samples 50",
+            "wait 3.3%", "F2FP 40.0%"]
+    missing = [w for w in want if w not in text]
+    if missing or "000070-0000b0" in text:
+        print(text)
+        sys.exit(f"ncu-hot self-test: FAIL (missing {missing})")
+    print("ncu-hot self-test: ok (two tile loops found, the retry past the EXIT not taken for one)")
+
+
 def main():
     args = sys.argv[1:]
+    if args == ["--self-test"]:
+        return self_test()
     mode = args[0] if args[:1] in (["--by-opcode"], ["--phases"], ["--loops"]) else None
     args = args[1:] if mode else args
     if len(args) not in (1, 2):
