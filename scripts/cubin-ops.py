@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reads a cubin's machine code by opcode, without cuobjdump (this toolkit has none): for each kernel,
 its instruction count, its tile loops (the innermost loops, found by their backward branches, that
-hold a wgmma), and where its register spills (STL/LDL) are, inside a tile loop (every spill there
+hold a wgmma) with each one's length in instructions, and where its register spills (STL/LDL) are, inside a tile loop (every spill there
 costs every tile) or outside. (Before the three-warpgroup kernel this took the span from the first
 wgmma to the last, which there covers the multipliers' stores and the scorer's set-up.) What a branch's
 `-Xptxas -v` spill bytes cannot say, checked here before any device time is spent. Build the cubin as
@@ -108,7 +108,9 @@ def report(cubin, want):
         if want not in fn:
             continue
         n, tiles, spills, inside = summarise(code, table)
-        where = "tile loops " + ", ".join(f"{16 * a:#x}-{16 * b:#x}" for a, b in tiles) if tiles else "no wgmma"
+        # Each loop's length in instructions: where a tile is bound by issue (the three-warpgroup
+        # kernel's, results/NOTES.md, twenty-first session), what each role's loop issues a tile.
+        where = "tile loops " + ", ".join(f"{16 * a:#x}-{16 * b:#x} ({b - a + 1})" for a, b in tiles) if tiles else "no wgmma"
         print(f"{fn}: {n} instructions, {where}; STL/LDL {len(spills)}, {len(inside)} inside a tile loop"
               + (f" (at {', '.join(hex(16 * i) for i in inside)})" if inside else ""))
         bad += len(inside) > 0
