@@ -525,14 +525,35 @@ __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&
  * w9_sw64_off, ptxas recomputed the swizzle at every load: ~100 integer instructions a warp a tile in
  * the 64-row walker's multipliers, a third of what they issue beside the scorer (v81's profile,
  * results/NOTES.md, twenty-first session). dim0 is a multiple of 64. */
+__host__ __device__ constexpr uint32_t pv_thread_off(int lane, int warp, int dim0)
+{
+    return (uint32_t)((dim0 >> 6) * S9_SLICE + lane * 64 + ((warp ^ ((lane >> 1) & 3)) << 4));
+}
+/* 64-dim block blk from dim0, tokens from tok0 (a multiple of 16). */
+__host__ __device__ constexpr uint32_t pv_step_off(int blk, int tok0) { return (uint32_t)(blk * S9_SLICE + tok0 * 64); }
+/* The sum is w9_sw64_off's address for every lane whose address ldmatrix.x2 reads (0-15), warp, dim0
+ * and step: checked here when the kernels compile, so that a change to the layout cannot leave the
+ * loads behind. */
+constexpr bool pv_offsets_agree()
+{
+    for (int dim0 = 0; dim0 < MB_DV; dim0 += 256)
+        for (int warp = 0; warp < 4; warp++)
+            for (int lane = 0; lane < 16; lane++)
+                for (int blk = 0; 64 * blk + dim0 < MB_DV; blk++)
+                    for (int tok0 = 0; tok0 < S9_TILE; tok0 += 16)
+                        if (pv_thread_off(lane, warp, dim0) + pv_step_off(blk, tok0) !=
+                            w9_sw64_off(tok0 + lane, dim0 + 64 * blk + 16 * warp, S9_TILE))
+                            return false;
+    return true;
+}
+static_assert(pv_offsets_agree(), "pv_load's offsets are w9_sw64_off's");
 template <int F, int MB = 8>
 __device__ __forceinline__ void pv_load(uint32_t (&raw)[F][2], uint32_t st, int k, int warp, int dim0 = 0)
 {
     constexpr int H = MB / F;      /* steps a 16-token step */
-    const int lane = threadIdx.x % 32;
-    const uint32_t vt = st + (uint32_t)((dim0 >> 6) * S9_SLICE + lane * 64 + ((warp ^ ((lane >> 1) & 3)) << 4));
+    const uint32_t vt = st + pv_thread_off(threadIdx.x % 32, warp, dim0);
 #pragma unroll
-    for (int i = 0; i < F; i++) w9_vt_load_at(raw[i], vt + (F * (k % H) + i) * S9_SLICE + 16 * (k / H) * 64);
+    for (int i = 0; i < F; i++) w9_vt_load_at(raw[i], vt + pv_step_off(F * (k % H) + i, 16 * (k / H)));
 }
 /* MB 64-dim blocks from value dim dim0 (all 8 from 0 but in the 64-row walker, whose warpgroups take 4 each). */
 template <int NH, int F, int MB = 8>

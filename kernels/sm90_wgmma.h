@@ -30,7 +30,7 @@ __host__ __device__ __forceinline__ uint32_t w9_off(int row, int kbyte, int sbo)
  * they take the swizzle from this function. Why not the plain layout above: the TMA unit would move
  * it in 16-byte pieces (2304 a tile), this one in 64-byte ones; and the per-thread cp.async that the
  * plain layout needs was the kernel's largest stall (results/NOTES.md, v16). */
-__host__ __device__ __forceinline__ uint32_t w9_sw64_off(int row, int kbyte, int rows)
+__host__ __device__ constexpr uint32_t w9_sw64_off(int row, int kbyte, int rows)
 {
     return (uint32_t)((kbyte >> 6) * rows * 64 + row * 64 + ((((kbyte >> 4) & 3) ^ ((row >> 1) & 3)) << 4) + (kbyte & 15));
 }
