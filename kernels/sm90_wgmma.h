@@ -275,8 +275,9 @@ __device__ __forceinline__ void w9_f16x2_pairs(uint32_t v, uint32_t &even, uint3
  * inside the warp's block: row g is dim dim0 + 2g and row g + 8 is dim dim0 + 2g + 1 — so one
  * ldmatrix.trans of the two 8-token core matrices hands the lane exactly [tok 2t: d, d+1][tok 2t+1:
  * d, d+1] (d = 2g), the pairs [b0 b2] and [b1 b3] of which are rows g and g + 8 (w9_f16x2_pairs).
- * Values are the codes' own: the conversion unit's f16 is exact. w9_vt_load issues the ldmatrix, w9_vt_widen
- * makes the fragment of its two words, w9_vt_fragment does both. */
+ * Values are the codes' own: the conversion unit's f16 is exact. w9_vt_load_at issues the ldmatrix at
+ * an address (pv_load's come from one offset a thread, sm90_unit.h), w9_vt_load at w9_sw64_off's,
+ * w9_vt_widen makes the fragment of its two words, w9_vt_fragment loads and widens. */
 __device__ __forceinline__ void w9_vt_load_at(uint32_t raw[2], uint32_t src)
 {
 #if W9_ENABLED
