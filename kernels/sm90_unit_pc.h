@@ -121,11 +121,16 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
 #pragma unroll
                 for (int e = 0; e < 2; e++) {
                     const int i = 4 * j + 2 * h + e;
-                    s[i] = t0 + 8 * j + 2 * t + e < end[h] ? s[i] * sc.mult : -INFINITY;
+                    s[i] = t0 + 8 * j + 2 * t + e < end[h] ? s[i] : -INFINITY;
                     mx = fmaxf(mx, s[i]);
                 }
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            /* The scores' multiplier goes into the exponent's FFMA below, not onto every score before
+             * the max (v83: 32 FMULs of the scorer's ~1,035 instructions a tile): it is positive (both
+             * scales are guarded, unit_scales_of), so the largest raw score, scaled, is the largest
+             * score, rounding being monotone; -inf stays -inf. */
+            mx *= sc.mult;
             float ms;
             moved |= move_ref(m[h], mx, ms, alpha[h]);
             float sum = 0.0f;
@@ -134,7 +139,7 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
 #pragma unroll
                 for (int e = 0; e < 2; e++) {
                     const int i = 4 * j + 2 * h + e;
-                    s[i] = exp2_ftz(s[i] - ms);
+                    s[i] = exp2_ftz(fmaf(s[i], sc.mult, -ms));
                     sum += s[i];
                 }
             l[h] = l[h] * alpha[h] + sum;  /* this thread's tokens; the quad's summed at the end */
