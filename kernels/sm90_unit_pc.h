@@ -146,15 +146,9 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
         }
         const bool wmoved = __any_sync(0xffffffffu, moved);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SOFTMAX);
-        /* Both multipliers are done with tile it - 2: its P buffer, rescale and stage are free. */
-        if (it >= 2) {
-            pc_sync(S9_PC_EMPTY + par, S9_PC_THREADS);
-            if (wt == 0 && it + S - 2 < ntiles) {
-                const uint32_t f = (seq0 + it - 2) % S;
-                pc_issue(kv0 + f * S9_TILE_BYTES, &sm.bar[f], map, a, b, u.kv_begin + (it + S - 2) * S9_TILE);
-                s9_stamp(seq0 + it + S - 2, S9T_ISSUE);
-            }
-        }
+        /* Both multipliers are done with tile it - 2: its P buffer and rescale are free (they refill
+         * its stage themselves, v81c). */
+        if (it >= 2) pc_sync(S9_PC_EMPTY + par, S9_PC_THREADS);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_EMPTY);
         /* P to P^T's layout (rows x tokens, K-major for the multipliers' B operand): lane (g, t) holds
          * row 16 warp + g (+ 8), tokens 8j + 2t and 8j + 2t + 1, exactly its fragment of the 8 x 8
@@ -275,6 +269,18 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         pv_tile<N, 2, 4>(o, raw, st, w9_desc(w9_smem_addr(sm.p[par]), S9_HSBO), warp, dim0);
         w9_wait<0>();
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
+        /* Once both multipliers are done with the stage (the scorer's reads of it, by wgmma, ended
+         * before it handed this tile's P over), it takes tile it + S, issued here rather than by the
+         * scorer two tiles later: under v81 the scorer's refill, beside the P V, took 0.33 µs of its
+         * chain a tile, while the multipliers have ~1 µs to spare (v79k did this before v81 and lost
+         * 3 %: then the multipliers had none). */
+        if (it + S < ntiles) {
+            pc_sync(S9_PC_MUL, S9_THREADS);
+            if (threadIdx.x == 0) {
+                pc_issue(st, &sm.bar[c], map, a, b, u.kv_begin + (it + S) * S9_TILE);
+                s9_stamp(seq0 + it + S, S9T_ISSUE);
+            }
+        }
         if (it + 2 < ntiles) pc_arrive(S9_PC_EMPTY + par, S9_PC_THREADS);
         if (wt == 0) s9_stamp(seq0 + it, S9T_END + wg);
     }
