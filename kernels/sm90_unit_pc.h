@@ -90,7 +90,7 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
     static_assert(N == 64, "the scores' M is 64 rows");
     constexpr int S = S9_PC_STAGES;
     const int wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-    const int rows = u.row_end - u.row_begin, b = u.batch;
+    const int rows = u.row_end - u.row_begin;
     const unit_span span = unit_span_of(a, u);
     const int kv_end = span.kv_end, ntiles = span.ntiles;
     const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]), q_addr = w9_smem_addr(sm.q);
