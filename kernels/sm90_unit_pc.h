@@ -10,8 +10,8 @@
  * (1.14 us a tile beside it, 0.82 after: -1.4 % on b128-q4; twentieth session).
  * Two P buffers by tile parity and named barriers between the roles: FULL (a tile's P and rescale are
  * in: the scorer arrives, the multipliers wait) and EMPTY (both multipliers are done with a tile: its
- * P buffer and its stage are free; the scorer waits two tiles later, then refills the stage with the
- * tile S9_PC_STAGES ahead). Registers: 384 threads may have 168 each at launch; the scorer gives up
+ * P buffer is free; the scorer waits two tiles later). The multipliers refill a stage themselves once
+ * both are done with it, with the tile S9_PC_STAGES ahead (v84). Registers: 384 threads may have 168 each at launch; the scorer gives up
  * its spare ones to the multipliers (setmaxnreg, S9_PC_SCORER_REGS / S9_PC_MUL_REGS), so that their P
  * V takes two V^T fragments a step, four wgmmas in flight (v79-v79b, at 168, took one: two made ptxas
  * serialize every wgmma, C7512; ptxas ignored setmaxnreg there, C7507, because issue_tile may call
@@ -30,7 +30,7 @@
 #include "sm90_unit_rs.h"
 
 #define S9_PC_THREADS 384
-#define S9_PC_STAGES 4          /* the scorer refills the stage of tile i - 2 with tile i + 2 */
+#define S9_PC_STAGES 4          /* the multipliers refill tile i's stage with tile i + 4 */
 #define S9_PC_SCORER 2          /* its warpgroup; 0 and 1 multiply and are the CTA's first 256 threads, as elsewhere */
 #define S9_PC_FULL 4            /* named barriers: + tile parity */
 #define S9_PC_EMPTY 6
@@ -273,7 +273,8 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
          * before it handed this tile's P over), it takes tile it + S, issued here rather than by the
          * scorer two tiles later: under v81 the scorer's refill, beside the P V, took 0.33 µs of its
          * chain a tile, while the multipliers have ~1 µs to spare (v79k did this before v81 and lost
-         * 3 %: then the multipliers had none). */
+         * 3 %: then the multipliers had none). Measured (v84, two calls): -1.0 to -1.4 % on b128-q4
+         * and b32-q4-8k. */
         if (it + S < ntiles) {
             pc_sync(S9_PC_MUL, S9_THREADS);
             if (threadIdx.x == 0) {
