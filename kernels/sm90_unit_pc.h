@@ -11,19 +11,19 @@
  * Two P buffers by tile parity and named barriers between the roles: FULL (a tile's P and rescale are
  * in: the scorer arrives, the multipliers wait) and EMPTY (both multipliers are done with a tile: its
  * P buffer is free; the scorer waits two tiles later). The multipliers refill a stage themselves once
- * both are done with it, with the tile S9_PC_STAGES ahead (v84). Registers: 384 threads may have 168 each at launch; the scorer gives up
- * its spare ones to the multipliers (setmaxnreg, S9_PC_SCORER_REGS / S9_PC_MUL_REGS), so that their P
- * V takes two V^T fragments a step, four wgmmas in flight (v79-v79b, at 168, took one: two made ptxas
- * serialize every wgmma, C7512; ptxas ignored setmaxnreg there, C7507, because issue_tile may call
- * copy_tile_paged). Measured (v79d) beside v78's two-warpgroup walker: -4.6 / -5.0 % on b128-q4 /
- * b32-q4-8k, +2 % on b32-q4-1k (units of 4 tiles). The tile (~1.76 us) is bound by the scorer's
- * chain: the multipliers wait ~0.56 us a tile for P, and the 18 score steps take 1.23 us beside the P
- * V's wgmmas against 0.73 alone (results/NOTES.md, seventeenth session). The scorer holds a tile's
- * scores and three step accumulators (128), two score wgmmas in flight while one is summed (v79f2,
- * 152 / 176 registers: -1.4 % on b128-q4; the third step's sum moves into the softmax). Its own
- * instructions are most of its chain: letting the tensor core add two steps before each fp32 sum
- * (half the 576 promotion adds a tile) is -8.6 %, but fails the accuracy gate on peaked scores
- * (eighteenth session). */
+ * both are done with it, with the tile S9_PC_STAGES ahead (v84). Registers: 384 threads may have 168
+ * each at launch; the scorer gives up its spare ones to the multipliers (setmaxnreg, S9_PC_SCORER_REGS
+ * / S9_PC_MUL_REGS), so that their P V takes two V^T fragments a step, four wgmmas in flight
+ * (v79-v79b, at 168, took one: two made ptxas serialize every wgmma, C7512; ptxas ignored setmaxnreg
+ * there, C7507, because issue_tile may call copy_tile_paged). Measured (v79d) beside v78's
+ * two-warpgroup walker: -4.6 / -5.0 % on b128-q4 / b32-q4-8k, +2 % on b32-q4-1k (units of 4 tiles).
+ * The tile (~1.76 us) is bound by the scorer's chain: the multipliers wait ~0.56 us a tile for P, and
+ * the 18 score steps take 1.23 us beside the P V's wgmmas against 0.73 alone (results/NOTES.md,
+ * seventeenth session). The scorer holds a tile's scores and three step accumulators (128), two score
+ * wgmmas in flight while one is summed (v79f2, 152 / 176 registers: -1.4 % on b128-q4; the third
+ * step's sum moves into the softmax). Its own instructions are most of its chain: letting the tensor
+ * core add two steps before each fp32 sum (half the 576 promotion adds a tile) is -8.6 %, but fails
+ * the accuracy gate on peaked scores (eighteenth session). */
 #ifndef MB_SM90_UNIT_PC_H
 #define MB_SM90_UNIT_PC_H
 
@@ -273,7 +273,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
          * before it handed this tile's P over), it takes tile it + S, issued here rather than by the
          * scorer two tiles later: under v81 the scorer's refill, beside the P V, took 0.33 µs of its
          * chain a tile, while the multipliers have ~1 µs to spare (v79k did this before v81 and lost
-         * 3 %: then the multipliers had none). Measured (v84, two calls): -1.0 to -1.4 % on b128-q4
+         * 3 %: then the multipliers had none). Measured (v84, two calls): -0.8 to -1.4 % on b128-q4
          * and b32-q4-8k. */
         if (it + S < ntiles) {
             pc_sync(S9_PC_MUL, S9_THREADS);
