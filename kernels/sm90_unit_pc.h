@@ -84,7 +84,7 @@ __device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_de
 
 /* The scorer's part of a unit: each tile's scores, softmax and P, then the rows' sums and log-sum-exp. */
 template <int N>
-__device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+__device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const mb_work_t u,
                                               const unit_scales sc, uint32_t &seq)
 {
     static_assert(N == 64, "the scores' M is 64 rows");
@@ -329,7 +329,7 @@ __device__ __forceinline__ void pc_run(s9_smem_pc<N> &sm, const mb_decode_args_t
         W9_ASM("setmaxnreg.dec.sync.aligned.u32 " S9_STR(S9_PC_SCORER_REGS) ";\n");
         for (int w = w0; w < w1; w++) {
             if (w > w0) u = a.work[w];
-            pc_score_unit<N>(sm, a, map, u, sc, seq);
+            pc_score_unit<N>(sm, a, u, sc, seq);
         }
     } else {
         W9_ASM("setmaxnreg.inc.sync.aligned.u32 " S9_STR(S9_PC_MUL_REGS) ";\n");

@@ -2,10 +2,10 @@
 """Reads a cubin's machine code by opcode, without cuobjdump (this toolkit has none): for each kernel,
 its instruction count, its tile loops (the innermost loops, found by their backward branches, that
 hold a wgmma) with each one's length in instructions, and where its register spills (STL/LDL) are,
-inside a tile loop (every spill there costs every tile) or outside. (Before the three-warpgroup kernel this took the span from the first
-wgmma to the last, which there covers the multipliers' stores and the scorer's set-up.) What a branch's
-`-Xptxas -v` spill bytes cannot say, checked here before any device time is spent. Build the cubin as
-scripts/cubin-text-diff.py says, then
+inside a tile loop (every spill there costs every tile) or outside. (Before the three-warpgroup
+kernel this took the span from the first wgmma to the last, which there covers the multipliers'
+stores and the scorer's set-up.) What a branch's `-Xptxas -v` spill bytes cannot say, checked here
+before any device time is spent. Build the cubin as scripts/cubin-text-diff.py says, then
 
     scripts/cubin-ops.py X.cubin [KERNEL-SUBSTRING]
     scripts/cubin-ops.py --check X.cubin     exit 1 if any kernel spills inside its tile loop (CI)
