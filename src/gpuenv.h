@@ -16,7 +16,7 @@ typedef struct mb_gpu {
     size_t l2_bytes, mem_total;
     void *flush_buf;           /* >= 2 x L2, written before every cold sample */
     size_t flush_bytes;
-    uint64_t spin_cycles;      /* about 100 us of SM clock: longer than queuing one call */
+    uint64_t spin_cycles;      /* SM clock cycles of the spin before each sample (gpuenv.c) */
     hipEvent_t ev[6];
 } mb_gpu_t;
 
