@@ -23,7 +23,10 @@
  * wgmmas in flight while one is summed (v79f2, 152 / 176 registers: -1.4 % on b128-q4; the third
  * step's sum moves into the softmax). Its own instructions are most of its chain: letting the tensor
  * core add two steps before each fp32 sum (half the 576 promotion adds a tile) is -8.6 %, but fails
- * the accuracy gate on peaked scores (eighteenth session). */
+ * the accuracy gate on peaked scores (eighteenth session). Fewer scorer instructions elsewhere do not
+ * follow: dropping the first step's 32 adds (v89) or the mask on all but a row's last tile (v91)
+ * each cost ~1.5 %, both together nothing, though either shortens the scorer's own schedule; the
+ * period follows how the roles overlap (twenty-third session). */
 #ifndef MB_SM90_UNIT_PC_H
 #define MB_SM90_UNIT_PC_H
 
