@@ -60,9 +60,7 @@ int mb_gpu_open(mb_gpu_t *g, mb_env_t *env, char *err, size_t errlen)
     for (int i = 0; i < 6; i++) GPU_CHECK(hipEventCreate(&g->ev[i]));
     g->flush_bytes = 2 * (g->l2_bytes > 0 ? g->l2_bytes : ((size_t)64 << 20));
     GPU_CHECK(hipMalloc(&g->flush_buf, g->flush_bytes));
-    /* Meant as 100 us at the peak clock, but kHz x 100 is 100 ms: wip/spin-100us fixes it once a
-     * device A/B has measured what the shorter idle does to the timings (README, "How it times"). */
-    g->spin_cycles = (uint64_t)g->clock_khz * 100;
+    g->spin_cycles = mb_spin_cycles(g->clock_khz, MB_SPIN_US);   /* at the peak clock */
     return 0;
 fail:
     mb_gpu_close(g);

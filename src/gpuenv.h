@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "gpu.h"
 #include "result.h"
+#include "spin.h"
 
 typedef struct mb_gpu {
     int id;
@@ -16,7 +17,7 @@ typedef struct mb_gpu {
     size_t l2_bytes, mem_total;
     void *flush_buf;           /* >= 2 x L2, written before every cold sample */
     size_t flush_bytes;
-    uint64_t spin_cycles;      /* SM clock cycles of the spin before each sample (gpuenv.c) */
+    uint64_t spin_cycles;      /* MB_SPIN_US of SM clock (spin.h) */
     hipEvent_t ev[6];
 } mb_gpu_t;
 
