@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The evidence for a kernel that landed, in the two device calls it takes (one call allows 600 s; the
-# whole set takes ~660 s). Run from the repository root with OUT set, after `make` and
-# scripts/bundle-deps.sh here, carrying `build` and `.deps`:
+# The evidence for a kernel that landed, in two parts (the whole set took ~660 s, two device calls,
+# while the spin before each sample lasted 100 ms; with 100 us it is ~90 s, and both parts fit one
+# call: run each with its own OUT and bring each back as one archive, the device returning few files).
+# Run from the repository root with OUT set, after `make` and scripts/bundle-deps.sh here, carrying
+# `build` and `.deps`:
 #   scripts/device-evidence.sh 1   GPU tests, mixed-mla on both kernels (scripts/device-run.sh), the
 #                                  paged table, and Nsight Compute on b128-q4 (PROBES to change it);
-#                                  ~290 s without a profile (PROBES= ), ~70 s more a profile;
-#                                  8 files back
+#                                  ~56 s with the one profile; 8 files
 #   scripts/device-evidence.sh 2   accuracy, ablation (scripts/device-ablation.sh), the split sweep, a
-#                                  tuned run and the gate's pairs (scripts/device-sweep-gate.sh); ~370 s
+#                                  tuned run and the gate's pairs (scripts/device-sweep-gate.sh); ~35 s
 # Every step is bounded by `timeout`, so a hang costs its step, not the call. Bring the files back into
 # results/ with scripts/collect-evidence.sh.
 set -uo pipefail
@@ -34,7 +35,7 @@ case "${1:-}" in
     echo "sweep-gate: exit $? ($((SECONDS - start)) s); $(grep -E '^auto within' "$OUT/sweep-gate.log")"
     ;;
 *)
-    sed -n '2,11p' "$0"; exit 2 ;;
+    sed -n '2,13p' "$0"; exit 2 ;;
 esac
 echo "done ($((SECONDS - start)) s)"
 ls "$OUT"
