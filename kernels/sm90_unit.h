@@ -251,13 +251,13 @@ __device__ __forceinline__ uint32_t cast4(uint32_t x, uint32_t y)
  * ~5 % of a b32-q4-1k unit's samples on the first use of the loaded words). The pieces go in
  * q_piece's order, free of bank conflicts. */
 template <int N, typename Row>
-__device__ __forceinline__ void cast_q_rows(Row row, uint8_t *q)
+__device__ __forceinline__ void cast_q_rows(Row row, uint8_t *q, int tid = threadIdx.x)
 {
     constexpr int PIECES = N * (MB_DK / 16), PER = (PIECES + S9_THREADS - 1) / S9_THREADS;
     uint4 v[PER][2];
 #pragma unroll
     for (int k = 0; k < PER; k++) {
-        const int i = threadIdx.x + k * S9_THREADS;
+        const int i = tid + k * S9_THREADS;
         int r, c;
         q_piece(i, r, c);
         if (PIECES % S9_THREADS == 0 || i < PIECES) {
@@ -267,7 +267,7 @@ __device__ __forceinline__ void cast_q_rows(Row row, uint8_t *q)
     }
 #pragma unroll
     for (int k = 0; k < PER; k++) {
-        const int i = threadIdx.x + k * S9_THREADS;
+        const int i = tid + k * S9_THREADS;
         int r, c;
         q_piece(i, r, c);
         if (PIECES % S9_THREADS == 0 || i < PIECES) {

@@ -73,12 +73,12 @@ template <int N> __host__ __device__ constexpr int pc_q_stages() { return N * MB
 /* (At 64 rows staging saved 1.5-5 us a shape, results/NOTES.md v38; 32-row units cast from global
  * memory, cast_q_global.) */
 template <int N, int S>
-__device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_decode_args_t &a, int64_t qrow0, int rows)
+__device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_decode_args_t &a, int64_t qrow0, int rows, int tid)
 {
     constexpr int QS = pc_q_stages<N>(), RPS = N / QS, PIECES = MB_DK * 2 / 16;   /* rows a stage; 16 B pieces a row */
     static_assert(QS * S9_TILE_BYTES == N * MB_DK * 2 && QS < S, "whole stages, one left for a tile");
     const uint8_t *src = (const uint8_t *)a.q_src_cast;
-    for (int i = threadIdx.x; i < N * PIECES; i += S9_THREADS) {
+    for (int i = tid; i < N * PIECES; i += S9_THREADS) {
         const int r = i / PIECES, c = i % PIECES;
         const uint32_t st = kv0 + ((seq0 + S - QS + r / RPS) % S) * S9_TILE_BYTES;
         cp16(st + (r % RPS) * MB_DK * 2 + 16 * c, r < rows ? src + (qrow0 + r) * MB_DK * 2 + 16 * c : src, r < rows);
@@ -214,7 +214,13 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_UNIT);
     issue_first(0, early);
     if (a.q_src_cast) {
-        stage_q<N, S>(kv0, seq0, a, qrow0, rows);
+        /* The thread's index as ptxas cannot prove it the same from one unit to the next (rows >= 0,
+         * so the min is always threadIdx.x): the staging's and the cast's per-thread addresses are
+         * then computed anew at each unit. Derived from threadIdx.x alone, ptxas hoisted them out of
+         * the unit loop and kept ~40 of them on the stack, 40 stores once and 43 reloads in front of
+         * every unit's Q load and cast (v93; what -regUsageLevel=2 also avoided, session 24). */
+        const int tid = min((int)threadIdx.x, rows + S9_PC_THREADS);
+        stage_q<N, S>(kv0, seq0, a, qrow0, rows, tid);
         cp_commit();
         cp_wait<0>();
         pc_sync(S9_PC_MUL, S9_THREADS);
@@ -222,7 +228,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         constexpr int RPS = N / pc_q_stages<N>();
         cast_q_rows<N>([&](int r) -> const uint8_t * {
             return sm.kv[(seq0 + S - pc_q_stages<N>() + r / RPS) % S] + (r % RPS) * MB_DK * 2;
-        }, sm.q);
+        }, sm.q, tid);
     } else {
         load_q<N>(nullptr, sm.q, a, qrow0, rows);
         cp_commit();
