@@ -6,8 +6,14 @@
 #   scripts/ci-perf-gate.sh [CONFIG] [BASELINE]
 #     CONFIG    default configs/mixed-mla.json
 #     BASELINE  default results/h200/sm90/mixed-mla.json (results of the same config on the same GPU)
-#   Environment: ARTIFACTS (default artifacts/perf-gate), MAX_REGRESSION (default 5%).
+#   Environment: ARTIFACTS (default artifacts/perf-gate), MAX_REGRESSION (default 5%),
+#                CONFIRM (default 1: a regression must show again in a second run; 0 to trust one run).
 #
+# Why a second run: one process's run can read a case a few percent slow on its own, every sample of
+# it (the recorded A/A pair results/h200/gate/aa-*.json has b32-q4-kv1024 graph 26.4 against 28.1 us,
+# which 5 % calls regressed, while twelve processes of the same binary read 26.2-26.6; within a run
+# the samples agree to ~1 %, so the Mann-Whitney test cannot see it). A real regression shows in both
+# runs; a false alarm would have to strike twice. The first run's tables stay the artifacts.
 # The baseline must come from the same kind of GPU (compare refuses a different device name) and the
 # same kernel. To move the baseline after an intended change, commit the new run's JSON over it.
 set -euo pipefail
@@ -16,6 +22,7 @@ CONFIG=${1:-configs/mixed-mla.json}
 BASELINE=${2:-results/h200/sm90/mixed-mla.json}
 ARTIFACTS=${ARTIFACTS:-artifacts/perf-gate}
 MAX_REGRESSION=${MAX_REGRESSION:-5%}
+CONFIRM=${CONFIRM:-1}
 
 make -j"$(nproc)"
 mkdir -p "$ARTIFACTS"
@@ -24,13 +31,20 @@ set +e
 ./build/mla-bench run --quiet --plot --out "$ARTIFACTS" --baseline "$BASELINE" \
     --max-regression "$MAX_REGRESSION" "$CONFIG" 2>&1 | tee "$ARTIFACTS/gate.txt"
 rc=${PIPESTATUS[0]}
+if [ "$rc" -eq 3 ] && [ "$CONFIRM" = 1 ]; then
+    echo "perf gate: a regression in the first run; confirming with a second run"
+    ./build/mla-bench run --quiet --out "$ARTIFACTS/confirm" --baseline "$BASELINE" \
+        --max-regression "$MAX_REGRESSION" "$CONFIG" 2>&1 | tee "$ARTIFACTS/confirm.txt"
+    rc=${PIPESTATUS[0]}
+    [ "$rc" -eq 0 ] && echo "perf gate: the second run shows no regression: the first run's was noise (kept in gate.txt)"
+fi
 set -e
 stem=$(basename "$CONFIG" .json)
 ./build/mla-bench compare --quiet --max-regression "$MAX_REGRESSION" --json "$ARTIFACTS/compare.json" --plot \
     "$BASELINE" "$ARTIFACTS/$stem.json" > /dev/null 2>&1 || true
 case $rc in
     0) echo "perf gate: no regression against $BASELINE" ;;
-    3) echo "perf gate: REGRESSION against $BASELINE (see $ARTIFACTS/gate.txt and compare.svg)" ;;
+    3) echo "perf gate: REGRESSION against $BASELINE, in both runs (see $ARTIFACTS/gate.txt, confirm.txt and compare.svg)" ;;
     1) echo "perf gate: a correctness check FAILED (see $ARTIFACTS/gate.txt)" ;;
     *) echo "perf gate: error $rc (see $ARTIFACTS/gate.txt)" ;;
 esac

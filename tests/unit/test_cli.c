@@ -58,7 +58,7 @@ static void option_parsing(void)
     CHECK(mb("sweep --splits=0 configs/smoke.json") == 2 && strstr(out, "--splits"));
     CHECK(mb("compare --metric=max a.json b.json") == 2 && strstr(out, "got 'max'"));
     CHECK(mb("compare a.json b.json c.json") == 2 && strstr(out, "got a third: 'c.json'"));
-    CHECK(mb("compare results/h200/gate/aa-1.json --quiet results/h200/gate/aa-2.json") == 0 && unit_lines(out) == 1);
+    CHECK(mb("compare results/h200/gate/aa-1.json --quiet --max-regression 8% results/h200/gate/aa-2.json") == 0 && unit_lines(out) == 1);
     CHECK(mb("plot -o") == 2 && strstr(out, "plot: -o needs a value"));
     CHECK(mb("info extra") == 2 && strstr(out, "unexpected argument 'extra'"));
     CHECK(mb("sweep --help") == 0 && strstr(out, "--splits") && strstr(out, "exit codes"));
@@ -79,15 +79,21 @@ static void run_without_gpu(void)
 }
 
 /* The gate on pairs recorded on the H200 (results/h200/gate): the same binary twice must not be called a
- * regression; a build with one extra pass over the KV cache must be. No GPU needed: recorded files. */
+ * regression above the A/A spread; a build with one extra pass over the KV cache must be. No GPU
+ * needed: recorded files. The A/A pair recorded for v93 has one case a whole run slower (b32-q4-kv1024
+ * graph +6.5 %, every sample; twelve other processes agreed within 1.5 %), which 5 % calls regressed:
+ * scripts/ci-perf-gate.sh therefore confirms a regression with a second run. Above that spread, 8 %,
+ * the pair must be clean. */
 static void gate_on_recorded_pairs(void)
 {
-    CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0, "%s", out);
+    CHECKF(mb("compare --max-regression 8% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0, "%s", out);
     CHECK(strstr(out, " 0 regressed,") != NULL);
+    CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 3 &&
+               strstr(out, " 1 regressed,") && strstr(out, "b32-q4-kv1024-h16/mode=graph"), "%s", out);
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3, "%s", out);
     CHECK(strstr(out, "regressed") && strstr(out, "b32-q1-kv8192-h16/mode=graph"));
     /* The threshold decides which significant slowdowns count: in the A/B pair six cases are slower by
-     * 56.7-81.9 % and the other ten by 12.5-32.4 %, so 45 % calls exactly those six and 90 % none. */
+     * 56.8-83.1 % and the other ten by 13.8-33.1 %, so 45 % calls exactly those six and 90 % none. */
     CHECKF(mb("compare --max-regression 45% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3 &&
                strstr(out, " 6 regressed,"), "%s", out);
     CHECKF(mb("compare --max-regression 90% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 0 &&
