@@ -7,7 +7,9 @@
 #     CONFIG    default configs/mixed-mla.json
 #     BASELINE  default results/h200/sm90/mixed-mla.json (results of the same config on the same GPU)
 #   Environment: ARTIFACTS (default artifacts/perf-gate), MAX_REGRESSION (default 5%),
-#                CONFIRM (default 1: a regression must show again in a second run; 0 to trust one run).
+#                CONFIRM (default 1: a regression must show again in a second run; 0 to trust one run),
+#                SKIP_MAKE (1: use the build/ already there, e.g. built by an earlier step or carried to
+#                a machine without the build's dependencies).
 #
 # Why a second run: one process's run can read a case a few percent slow on its own, every sample of
 # it (the recorded A/A pair results/h200/gate/aa-*.json has b32-q4-kv1024 graph 26.4 against 28.1 us,
@@ -24,14 +26,16 @@ ARTIFACTS=${ARTIFACTS:-artifacts/perf-gate}
 MAX_REGRESSION=${MAX_REGRESSION:-5%}
 CONFIRM=${CONFIRM:-1}
 
-make -j"$(nproc)"
+[ "${SKIP_MAKE:-0}" = 1 ] || make -j"$(nproc)"
 mkdir -p "$ARTIFACTS"
 ./build/mla-bench info | tee "$ARTIFACTS/info.txt"
 set +e
 ./build/mla-bench run --quiet --plot --out "$ARTIFACTS" --baseline "$BASELINE" \
     --max-regression "$MAX_REGRESSION" "$CONFIG" 2>&1 | tee "$ARTIFACTS/gate.txt"
 rc=${PIPESTATUS[0]}
+runs="in one run (CONFIRM=0)"
 if [ "$rc" -eq 3 ] && [ "$CONFIRM" = 1 ]; then
+    runs="in both runs"
     echo "perf gate: a regression in the first run; confirming with a second run"
     ./build/mla-bench run --quiet --out "$ARTIFACTS/confirm" --baseline "$BASELINE" \
         --max-regression "$MAX_REGRESSION" "$CONFIG" 2>&1 | tee "$ARTIFACTS/confirm.txt"
@@ -44,7 +48,7 @@ stem=$(basename "$CONFIG" .json)
     "$BASELINE" "$ARTIFACTS/$stem.json" > /dev/null 2>&1 || true
 case $rc in
     0) echo "perf gate: no regression against $BASELINE" ;;
-    3) echo "perf gate: REGRESSION against $BASELINE, in both runs (see $ARTIFACTS/gate.txt, confirm.txt and compare.svg)" ;;
+    3) echo "perf gate: REGRESSION against $BASELINE, $runs (see $ARTIFACTS/gate.txt, confirm.txt if any, and compare.svg)" ;;
     1) echo "perf gate: a correctness check FAILED (see $ARTIFACTS/gate.txt)" ;;
     *) echo "perf gate: error $rc (see $ARTIFACTS/gate.txt)" ;;
 esac
