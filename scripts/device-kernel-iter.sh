@@ -39,7 +39,10 @@ for p in ${PROBES:-}; do
     IFS=, read -r b q h kv <<< "$p"
     printf '{"cases":[{"name":"probe","batch":%s,"q_len":%s,"heads":%s,"kv_len":%s,"mode":"eager","warmup":1,"min_runs":1,"max_runs":1}]}' \
         "$b" "$q" "$h" "$kv" > "$W/probe.json"
-    timeout -k 10 120 "$NCU" -k regex:decode_sm90 -c 1 -o "$W/rep-$b-$q-$h-$kv" --section SpeedOfLight --section WarpStateStats --section SourceCounters \
+    # --clock-control none: the GPU's own clocks, as the timed runs have them (ncu's default locks the
+    # SM to its base clock: b128-q4 read 305 us under it against 238 timed; profiles before the
+    # twenty-fourth session's last are at that clock and compare only with each other).
+    timeout -k 10 120 "$NCU" --clock-control none -k regex:decode_sm90 -c 1 -o "$W/rep-$b-$q-$h-$kv" --section SpeedOfLight --section WarpStateStats --section SourceCounters \
         --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
         $B run --kernel sm90 --out "$W/probe" "$W/probe.json" > "$W/ncu-log-$b-$q-$h-$kv.txt" 2>&1
     "$NCU" -i "$W/rep-$b-$q-$h-$kv.ncu-rep" > "$W/ncu-$b-$q-$h-$kv.txt" 2>&1
