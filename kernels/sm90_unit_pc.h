@@ -26,7 +26,10 @@
  * the accuracy gate on peaked scores (eighteenth session). Fewer scorer instructions elsewhere do not
  * follow: dropping the first step's 32 adds (v89) or the mask on all but a row's last tile (v91)
  * each cost ~1.5 %, both together nothing, though either shortens the scorer's own schedule; the
- * period follows how the roles overlap (twenty-third session). */
+ * period follows how the roles overlap (twenty-third session). Nor does moving work between the roles:
+ * with the exponentials, their sums and P's store on the multipliers (v94, wip/v94-exp-offload) the
+ * scorer's softmax fell 0.10 us a tile and its score steps rose as much, +1.7 % in all; what the SM
+ * issues and moves a tile, summed over the three warpgroups, is the bound (twenty-fourth session). */
 #ifndef MB_SM90_UNIT_PC_H
 #define MB_SM90_UNIT_PC_H
 
