@@ -33,6 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 text_sections = __import__("cubin-text-diff").text_sections
+from sass_loops import tile_loops  # noqa: E402 (after the path)
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sm90-opcodes.txt")
 
 
@@ -83,18 +84,9 @@ def summarise(code, table):
     ops = [table.get(lo & 0xFFF, "?") for lo, _ in words]
     gmma = [i for i, n in enumerate(ops) if n in ("HGMMA", "QGMMA")]
     spills = [i for i, n in enumerate(ops) if n in ("STL", "LDL")]
-    # A backward branch closes a loop unless its region holds an EXIT: ptxas puts a wait's retry out
-    # of line past the kernel's end and jumps back into the loop from there (two such returns span
-    # the whole three-warpgroup kernel).
-    exits = [i for i, n in enumerate(ops) if n == "EXIT"]
-    loops = []
-    for i, (lo, hi) in enumerate(words):
-        t = branch_target(lo, hi, i) if ops[i] == "BRA" else None
-        if t is not None and t <= i and not any(t <= e <= i for e in exits):
-            loops.append((t, i))
-    holding = [(a, b) for a, b in loops if any(a <= g <= b for g in gmma)]
-    tiles = sorted(set((a, b) for a, b in holding
-                       if not any((c, d) != (a, b) and a <= c and d <= b for c, d in holding)))
+    targets = {i: t for i, (lo, hi) in enumerate(words)
+               if ops[i] == "BRA" and (t := branch_target(lo, hi, i)) is not None}
+    tiles = tile_loops(ops, targets)
     if gmma and not tiles:
         tiles = [(gmma[0], gmma[-1])]
     inside = [i for i in spills if any(a <= i <= b for a, b in tiles)]

@@ -33,6 +33,8 @@ import collections
 import csv
 import sys
 
+from sass_loops import tile_loops
+
 
 def by_opcode(header, data, count):
     src, samples = header.index("Source"), header.index("Warp Stall Sampling (All Samples)")
@@ -78,20 +80,15 @@ def loops(header, data):
     reasons = [i for i, h in enumerate(header) if h.startswith("stall_") and "Not Issued" not in h]
     base = int(data[0][addr], 16)
     rows = [(int(r[addr], 16) - base, r[src].strip(), r) for r in data]
-    # A backward branch closes a loop unless its region holds an EXIT (a wait's retry, put out of line
-    # past the code that follows and jumping back into the loop; scripts/cubin-ops.py's rule).
-    exits = [a for a, s, _ in rows if [w for w in s.split() if not w.startswith("@")][:1] == ["EXIT"]]
-    spans = []
-    for a, s, _ in rows:
-        words = [w.rstrip(";") for w in s.split() if not w.startswith("@") and w != ";"]
-        if words and words[0].startswith("BRA") and words[-1].startswith("0x"):
-            lo = int(words[-1], 16) - base
-            if 0 <= lo < a and not any(lo <= x <= a for x in exits) and any("GMMA" in t for b, t, _ in rows if lo <= b <= a):
-                spans.append((lo, a))
-    inner = [(lo, hi) for lo, hi in spans if not any(lo <= l2 and h2 <= hi and (l2, h2) != (lo, hi) for l2, h2 in spans)]
+    words = [[w.rstrip(";") for w in s.split() if not w.startswith("@") and w != ";"] for _, s, _ in rows]
+    ops = [w[0].split(".")[0] if w else "" for w in words]
+    index = {a: i for i, (a, _, _) in enumerate(rows)}
+    targets = {i: index[int(w[-1], 16) - base] for i, w in enumerate(words)
+               if ops[i] == "BRA" and w[-1].startswith("0x") and int(w[-1], 16) - base in index}
+    inner = [(rows[a][0], rows[b][0]) for a, b in tile_loops(ops, targets)]   # scripts/sass_loops.py
     total = sum(float(r[samples] or 0) for _, _, r in rows)
     print(f"{total:.0f} samples; {len(inner)} tile loop(s)")
-    for lo, hi in sorted(set(inner)):
+    for lo, hi in inner:
         part = [(s, r) for a, s, r in rows if lo <= a <= hi]
         n = sum(float(r[samples] or 0) for _, r in part)
         e = sum(float(r[executed] or 0) for _, r in part)
