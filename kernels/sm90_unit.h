@@ -509,22 +509,12 @@ __device__ __forceinline__ void softmax_to_pt(const float (&s)[4 * RB], float (&
                            [&](const float (&alpha)[RB][2], bool moved) { rescale_o<RB>(o, alpha, moved); });
 }
 
-/* The P V of a tile with V^T as the register operand (the 16-row and rows-split walkers): O^T += V^T P^T
- * over its 64 tokens, P^T at descriptor pd, o[mb][...] the 64-dim block mb (w9_vt_fragment's order).
- * A step takes F of the 8 dim blocks over 16 tokens: F = 8 where the registers allow, 4 at 64 rows
- * (all eight blocks at once spilled there). Its V^T codes are loaded (pv_load, into raw) one step
- * ahead of their widening, step 0's by the walker before its softmax: in v48 each step widened the
- * words of loads it had just issued, and waited for them (v49). The next step's loads go out as soon
- * as this step's words are widened, ahead of this step's wgmmas (v61, −2.0 to −2.6 % on the long
- * 64-row shapes: in v53's b128-q4 profile the widening PRMTs, waiting on those loads, held 14 % of
- * the stall samples with the loads issued after the wgmmas). The fragments are in two sets: a set is
- * rebuilt only after the wgmmas of two steps back, which read it, are done. */
-/* The addresses: a load takes the lane's row of a 16-token step (tokens 16 s + lane) and the warp's 16
- * dims of a 64-dim block, so in w9_sw64_off the chunk's swizzle, warp ^ ((lane >> 1) & 3), is the same
- * for every step and block, and each load is at the thread's offset plus a constant. Written through
- * w9_sw64_off, ptxas recomputed the swizzle at every load: ~100 integer instructions a warp a tile in
- * the 64-row walker's multipliers, a third of what they issue beside the scorer (v81's profile,
- * results/NOTES.md, twenty-first session). dim0 is a multiple of 64. */
+/* pv_load's addresses (below): a load takes the lane's row of a 16-token step (tokens 16 s + lane)
+ * and the warp's 16 dims of a 64-dim block, so in w9_sw64_off the chunk's swizzle, warp ^ ((lane >> 1)
+ * & 3), is the same for every step and block, and each load is at the thread's offset plus a
+ * constant. Written through w9_sw64_off, ptxas recomputed the swizzle at every load: ~100 integer
+ * instructions a warp a tile in the 64-row walker's multipliers, a third of what they issue beside
+ * the scorer (v81's profile, results/NOTES.md, twenty-first session). dim0 is a multiple of 64. */
 __host__ __device__ constexpr uint32_t pv_thread_off(int lane, int warp, int dim0)
 {
     return (uint32_t)((dim0 >> 6) * S9_SLICE + lane * 64 + ((warp ^ ((lane >> 1) & 3)) << 4));
@@ -547,6 +537,16 @@ constexpr bool pv_offsets_agree()
     return true;
 }
 static_assert(pv_offsets_agree(), "pv_load's offsets are w9_sw64_off's");
+/* The P V of a tile with V^T as the register operand (the 16-row and rows-split walkers): O^T += V^T P^T
+ * over its 64 tokens, P^T at descriptor pd, o[mb][...] the 64-dim block mb (w9_vt_fragment's order).
+ * A step takes F of the 8 dim blocks over 16 tokens: F = 8 where the registers allow, 4 at 64 rows
+ * (all eight blocks at once spilled there). Its V^T codes are loaded (pv_load, into raw) one step
+ * ahead of their widening, step 0's by the walker before its softmax: in v48 each step widened the
+ * words of loads it had just issued, and waited for them (v49). The next step's loads go out as soon
+ * as this step's words are widened, ahead of this step's wgmmas (v61, −2.0 to −2.6 % on the long
+ * 64-row shapes: in v53's b128-q4 profile the widening PRMTs, waiting on those loads, held 14 % of
+ * the stall samples with the loads issued after the wgmmas). The fragments are in two sets: a set is
+ * rebuilt only after the wgmmas of two steps back, which read it, are done. */
 template <int F, int MB = 8>
 __device__ __forceinline__ void pv_load(uint32_t (&raw)[F][2], uint32_t st, int k, int warp, int dim0 = 0)
 {

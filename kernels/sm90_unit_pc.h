@@ -17,9 +17,9 @@
  * (v79-v79b, at 168, took one: two made ptxas serialize every wgmma, C7512; ptxas ignored setmaxnreg
  * there, C7507, because issue_tile may call copy_tile_paged). Measured (v79d) beside v78's
  * two-warpgroup walker: -4.6 / -5.0 % on b128-q4 / b32-q4-8k, +2 % on b32-q4-1k (units of 4 tiles).
- * The tile (~1.76 us) is bound by the scorer's chain: the multipliers wait ~0.56 us a tile for P, and
- * the 18 score steps take 1.23 us beside the P V's wgmmas against 0.73 alone (results/NOTES.md,
- * seventeenth session). The scorer holds a tile's scores and three step accumulators (128), two score
+ * In v79d's trace the tile (~1.76 us) looked bound by the scorer's chain: the multipliers waited
+ * ~0.56 us a tile for P, and the 18 score steps took 1.23 us beside the P V's wgmmas against 0.73
+ * alone (results/NOTES.md, seventeenth session; the twenty-fourth's finding, at the end, qualifies it). The scorer holds a tile's scores and three step accumulators (128), two score
  * wgmmas in flight while one is summed (v79f2, 152 / 176 registers: -1.4 % on b128-q4; the third
  * step's sum moves into the softmax). Its own instructions are most of its chain: letting the tensor
  * core add two steps before each fp32 sum (half the 576 promotion adds a tile) is -8.6 %, but fails
