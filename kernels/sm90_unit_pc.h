@@ -215,7 +215,8 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
             }
     };
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_UNIT);
-    issue_first(0, early);
+    /* Q's loads go out first and the first tile's copy right behind them, the second once Q is in
+     * (v96): Q, on which the first scores wait, landed behind every CTA's first tiles (v68). */
     if (a.q_src_cast) {
         /* The thread's index as ptxas cannot prove it the same from one unit to the next (rows >= 0,
          * so the min is always threadIdx.x): the staging's and the cast's per-thread addresses are
@@ -225,8 +226,10 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         const int tid = min((int)threadIdx.x, rows + S9_PC_THREADS);
         stage_q<N, S>(kv0, seq0, a, qrow0, rows, tid);
         cp_commit();
+        issue_first(0, 1);
         cp_wait<0>();
         pc_sync(S9_PC_MUL, S9_THREADS);
+        issue_first(1, early);
         if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED);
         constexpr int RPS = N / pc_q_stages<N>();
         cast_q_rows<N>([&](int r) -> const uint8_t * {
@@ -235,7 +238,9 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
     } else {
         load_q<N>(nullptr, sm.q, a, qrow0, rows);
         cp_commit();
+        issue_first(0, 1);
         cp_wait<0>();
+        issue_first(1, early);
         if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED);
     }
     w9_fence_proxy();              /* Q's writes (read by wgmma) and the staging's reads (before the TMA's writes) */

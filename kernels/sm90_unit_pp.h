@@ -51,13 +51,15 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
     /* The trace's tile slots (sm90_trace.h): warpgroup w's j-th tile is slot 2 (seq0 + j) + w. */
     auto slot = [&](int j) { return 2 * (seq0 + j) + wg; };
     if (threadIdx.x == 0) s9_stamp(slot(0), S9T_UNIT);
+    /* Q's loads go out ahead of the first tiles' copies (v96): Q, on which the first scores wait,
+     * landed behind every CTA's first tiles (v68). */
+    load_q<N>(sm.staging, sm.q, a, qrow0, rows);
+    cp_commit();
     if (nt > 0) {
         issue_tile(kv0 + (seq0 % S9_PP_STAGES) * S9_TILE_BYTES, &sm.bar[wg][seq0 % S9_PP_STAGES], map, a, b,
                    u.kv_begin + wg * S9_TILE, kv_end, wt, S9_PP_WG);
         if (wt == 0) s9_stamp(slot(0), S9T_ISSUE);
     }
-    load_q<N>(sm.staging, sm.q, a, qrow0, rows);
-    cp_commit();
     cp_wait<0>();
     if (a.q_src_cast) {
         __syncthreads();

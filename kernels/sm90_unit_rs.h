@@ -45,8 +45,8 @@ __device__ __forceinline__ uint32_t rs_count(uint32_t *counter)
  * one DRAM trip at 32 rows (nine pieces a thread, all in flight); staging Q in the ring as 64-row units
  * do (stage_q, sm90_unit_pc.h) only added a barrier and a pass through shared memory there: b4-q1
  * 17.0 -> 18.0 us with it. Rows past `rows` are zeros. */
-template <int N>
-__device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t &a, int64_t qrow0, int rows)
+template <int N, class Issued>
+__device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t &a, int64_t qrow0, int rows, Issued &&issued)
 {
     /* 8 values a piece, 9 a thread, every load in flight before the first conversion (at 64 rows
      * the 18 a thread this would hold spilled) */
@@ -58,11 +58,17 @@ __device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t
         const int i = threadIdx.x + k * S9_THREADS, r = i / PIECES, c = i % PIECES;
         v[k] = r < rows ? *(const uint4 *)(a.q_src_cast + (qrow0 + r) * MB_DK + 8 * c) : make_uint4(0, 0, 0, 0);
     }
+    issued();                      /* the loads are out, none used yet */
 #pragma unroll
     for (int k = 0; k < PER; k++) {
         const int i = threadIdx.x + k * S9_THREADS, r = i / PIECES, c = i % PIECES;
         *(uint2 *)&q[w9_off(r, 8 * c, S9_KSBO)] = make_uint2(cast4(v[k].x, v[k].y), cast4(v[k].z, v[k].w));
     }
+}
+template <int N>
+__device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t &a, int64_t qrow0, int rows)
+{
+    cast_q_global<N>(q, a, qrow0, rows, [] {});
 }
 
 /* A unit's rows leave straight from the registers, normalised (the V scale applied once, there):
@@ -203,25 +209,32 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     const uint32_t seq0 = seq;
     seq += ntiles;
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_UNIT);
-    if (threadIdx.x == 0)
-        for (int s = 0; s < S && s < ntiles; s++) {
-            const uint32_t c = (seq0 + s) % S;
-            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
-            s9_stamp(seq0 + s, S9T_ISSUE);
-        }
+    /* Q's loads go out first and the first tile's copy right behind them, the other tiles once Q is in
+     * (v96): in the unit's first wave every CTA asks for its tiles at once, and Q, on which the first
+     * scores wait, landed behind them (v68: one more tile in that wave, +3 to +6 %). */
+    auto issue = [&](int from, int to) {
+        if (threadIdx.x == 0)
+            for (int s = from; s < to && s < ntiles; s++) {
+                const uint32_t c = (seq0 + s) % S;
+                issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
+                s9_stamp(seq0 + s, S9T_ISSUE);
+            }
+    };
     if (a.q_src_cast) {
-        cast_q_global<N>(sm.q, a, qrow0, rows);
+        cast_q_global<N>(sm.q, a, qrow0, rows, [&] { issue(0, 1); });
         w9_fence_proxy();          /* the cast's writes are read by wgmma */
         __syncthreads();
         if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED), s9_stamp(seq0, S9T_Q_CAST);
     } else {
         load_q<N>(nullptr, sm.q, a, qrow0, rows);
         cp_commit();
+        issue(0, 1);
         cp_wait<0>();
         w9_fence_proxy();          /* Q, by cp.async, is read by wgmma */
         __syncthreads();
         if (threadIdx.x == 0) s9_stamp(seq0, S9T_Q_LANDED), s9_stamp(seq0, S9T_Q_CAST);
     }
+    issue(1, S);
 
     rs_tiles_own_rows<N>(sm, a, map, u, sc, seq0, ntiles, kv_end);
     __syncthreads();               /* red, Q and the stages are reused by the next unit */
