@@ -80,20 +80,20 @@ static void run_without_gpu(void)
 
 /* The gate on pairs recorded on the H200 (results/h200/gate): the same binary twice must not be called a
  * regression above the A/A spread; a build with one extra pass over the KV cache must be. No GPU
- * needed: recorded files. The A/A pair recorded for v93 has one case a whole run slower (b32-q4-kv1024
- * graph +6.5 %, every sample; twelve other processes agreed within 1.5 %), which 5 % calls regressed:
- * scripts/ci-perf-gate.sh therefore confirms a regression with a second run. Above that spread, 8 %,
- * the pair must be clean. */
+ * needed: recorded files. A whole run can read one case slow: the pair recorded for v93 had b32-q4-kv1024
+ * graph +6.5 % (every sample; twelve other processes agreed within 1.5 %), which 5 % called regressed,
+ * so scripts/ci-perf-gate.sh confirms a regression with a second run; the pair recorded for v96 has the
+ * same case +4.4 %, significant but under 5 %: called slower, not regressed. */
 static void gate_on_recorded_pairs(void)
 {
-    CHECKF(mb("compare --max-regression 8% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0, "%s", out);
-    CHECK(strstr(out, " 0 regressed,") != NULL);
-    CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 3 &&
+    CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 && strstr(out, " 0 regressed,") &&
+               strstr(out, " 1 slower,"), "%s", out);
+    CHECKF(mb("compare --max-regression 4% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 3 &&
                strstr(out, " 1 regressed,") && strstr(out, "b32-q4-kv1024-h16/mode=graph"), "%s", out);
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3, "%s", out);
     CHECK(strstr(out, "regressed") && strstr(out, "b32-q1-kv8192-h16/mode=graph"));
     /* The threshold decides which significant slowdowns count: in the A/B pair six cases are slower by
-     * 56.8-83.1 % and the other ten by 13.8-33.1 %, so 45 % calls exactly those six and 90 % none. */
+     * 57.6-84.0 % and the other ten by 16.5-39.3 %, so 45 % calls exactly those six and 90 % none. */
     CHECKF(mb("compare --max-regression 45% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3 &&
                strstr(out, " 6 regressed,"), "%s", out);
     CHECKF(mb("compare --max-regression 90% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 0 &&
