@@ -215,8 +215,10 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
             }
     };
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_UNIT);
-    /* Q's loads go out first and the first tile's copy right behind them, the second once Q is in
-     * (v96): Q, on which the first scores wait, landed behind every CTA's first tiles (v68). */
+    /* Q's loads go out first and the first tile's copy right behind them, the rest of the first wave
+     * once Q is in (v96): Q, on which the first scores wait, landed behind every CTA's first tiles
+     * (v68). With the fused cast that rest is tile 1, and tiles 2-3 follow the cast (their stages hold
+     * bf16 Q until then). */
     if (a.q_src_cast) {
         /* The thread's index as ptxas cannot prove it the same from one unit to the next (rows >= 0,
          * so the min is always threadIdx.x): the staging's and the cast's per-thread addresses are

@@ -44,7 +44,8 @@ __device__ __forceinline__ uint32_t rs_count(uint32_t *counter)
 /* The cast-free cast, fused, straight from global memory to the K-major Q tile. The register path is
  * one DRAM trip at 32 rows (nine pieces a thread, all in flight); staging Q in the ring as 64-row units
  * do (stage_q, sm90_unit_pc.h) only added a barrier and a pass through shared memory there: b4-q1
- * 17.0 -> 18.0 us with it. Rows past `rows` are zeros. */
+ * 17.0 -> 18.0 us with it. Rows past `rows` are zeros. `issued()` runs once every load is out and
+ * before the first is used: where the walker sends its first tile's copy, behind Q (v96). */
 template <int N, class Issued>
 __device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t &a, int64_t qrow0, int rows, Issued &&issued)
 {
