@@ -9,6 +9,9 @@ before any device time is spent. Build the cubin as scripts/cubin-text-diff.py s
 
     scripts/cubin-ops.py X.cubin [KERNEL-SUBSTRING]
     scripts/cubin-ops.py --check X.cubin     exit 1 if any kernel spills inside its tile loop (CI)
+    scripts/cubin-ops.py --check-none X.cubin   exit 1 if any kernel spills at all (CI, on the sm90
+                                             kernels: ptxas has hoisted per-thread addresses out of a
+                                             unit loop onto the stack three times: v93, v95, v100)
     scripts/cubin-ops.py --self-test         synthetic kernels, spilling inside and outside their loops
     scripts/cubin-ops.py --raw X.cubin KERNEL-SUBSTRING OUT.bin   the one matching kernel's code, raw
 
@@ -93,8 +96,8 @@ def summarise(code, table):
     return len(ops), tiles, spills, inside
 
 
-def report(cubin, want):
-    """Each kernel's line; returns how many have spills inside a tile loop."""
+def report(cubin, want, anywhere=False):
+    """Each kernel's line; returns how many have spills inside a tile loop (anywhere: at all)."""
     table, bad = load_table(), 0
     for fn, code in sorted(text_sections(cubin).items()):
         if want not in fn:
@@ -105,7 +108,7 @@ def report(cubin, want):
         where = "tile loops " + ", ".join(f"{16 * a:#x}-{16 * b:#x} ({b - a + 1})" for a, b in tiles) if tiles else "no wgmma"
         print(f"{fn}: {n} instructions, {where}; STL/LDL {len(spills)}, {len(inside)} inside a tile loop"
               + (f" (at {', '.join(hex(16 * i) for i in inside)})" if inside else ""))
-        bad += len(inside) > 0
+        bad += len(spills if anywhere else inside) > 0
     return bad
 
 
@@ -136,9 +139,14 @@ def self_test():
     ]
     failed = [f"{name}: inside {got}, expected {want}" for name, c, want in cases
               if (got := summarise(c, load_table())[3]) != want]
+    # --check-none counts every spill, in a loop or not, and a kernel without one passes it.
+    failed += [f"{name}: its spill not counted" for name, c, _ in cases if not summarise(c, load_table())[2]]
+    if summarise(seq("MOV", "QGMMA", "HGMMA", back(2), "EXIT"), load_table())[2]:
+        failed.append("a kernel without spills: a spill counted")
+    checks = 2 * len(cases) + 1
     for f in failed:
         print("FAIL", f)
-    print(f"{len(cases) - len(failed)} passed, {len(failed)} failed")
+    print(f"{checks - len(failed)} passed, {len(failed)} failed")
     return 1 if failed else 0
 
 
@@ -160,6 +168,10 @@ def main(argv):
     if len(argv) == 3 and argv[1] == "--check":
         bad = report(argv[2], "")
         print(f"cubin-ops: {bad} kernel(s) with spills inside the tile loop" if bad else "cubin-ops: no spill inside any tile loop")
+        return 1 if bad else 0
+    if len(argv) == 3 and argv[1] == "--check-none":
+        bad = report(argv[2], "", anywhere=True)
+        print(f"cubin-ops: {bad} kernel(s) with spills" if bad else "cubin-ops: no spill in any kernel")
         return 1 if bad else 0
     if len(argv) not in (2, 3) or argv[1].startswith("-"):
         print(__doc__.strip(), file=sys.stderr)
