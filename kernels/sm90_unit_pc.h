@@ -19,9 +19,10 @@
  * two-warpgroup walker: -4.6 / -5.0 % on b128-q4 / b32-q4-8k, +2 % on b32-q4-1k (units of 4 tiles).
  * In v79d's trace the tile (~1.76 us) looked bound by the scorer's chain: the multipliers waited
  * ~0.56 us a tile for P, and the 18 score steps took 1.23 us beside the P V's wgmmas against 0.73
- * alone (results/NOTES.md, seventeenth session; the twenty-fourth's finding, at the end, qualifies it). The scorer holds a tile's scores and three step accumulators (128), two score
- * wgmmas in flight while one is summed (v79f2, 152 / 176 registers: -1.4 % on b128-q4; the third
- * step's sum moves into the softmax). Its own instructions are most of its chain: letting the tensor
+ * alone (results/NOTES.md, seventeenth session; the twenty-fourth's finding, at the end, qualifies
+ * it). The scorer holds a tile's scores and three step accumulators (128), two score wgmmas in flight
+ * while one is summed (v79f2, 152 / 176 registers: -1.4 % on b128-q4; the third step's sum moves
+ * into the softmax). Its own instructions are most of its chain: letting the tensor
  * core add two steps before each fp32 sum (half the 576 promotion adds a tile) is -8.6 %, but fails
  * the accuracy gate on peaked scores (eighteenth session). Fewer scorer instructions elsewhere do not
  * follow: dropping the first step's 32 adds (v89) or the mask on all but a row's last tile (v91)

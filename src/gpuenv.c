@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "gpuenv.h"
+#include "spin.h"
 #include "numeric.h"
 #include "stats.h"
 #include "../kernels/kernels.h"

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include "gpu.h"
 #include "result.h"
-#include "spin.h"
 
 typedef struct mb_gpu {
     int id;
