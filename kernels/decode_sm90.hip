@@ -440,10 +440,20 @@ extern "C" int mb_sm90_describe_kv(const uint8_t *kv, int64_t rows, int page_siz
     return 0;
 }
 
+/* One more unit a CTA, measured on the H200 as the same tiles a CTA in one unit and in two (twenty-sixth
+ * session, results/NOTES.md), in tiles of each walker's own period: 16-row units +0.25 us (b256-q1-kv4096
+ * against b128-q1-kv8192, 1.3 us tiles: ~0.2 tile), 32-row +2.0 us (1.7 us tiles: ~1.2 tiles), 64-row
+ * +8.7 us (the next unit's Q and first wave wait for this one's stores; 1.9 us tiles: ~4.6 tiles). */
+static int s9_unit_overhead(int rows)
+{
+    return rows <= S9_PP_ROWS ? 12 : rows <= 32 ? 75 : 300;
+}
+
 extern "C" mb_kernel_info_t mb_sm90_info(void)
 {
     /* Tuning id "sm90-wgmma": the file's "sm90/..." entries were swept on the earlier mma.sync kernel. */
-    mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1, "sm90-wgmma", 0, mb_sm90_describe_kv };
+    mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1, "sm90-wgmma", 0, mb_sm90_describe_kv,
+                           s9_unit_overhead };
     return k;
 }
 #endif

@@ -106,6 +106,9 @@ typedef struct mb_kernel_info {
     /* NULL, or describes the cache (`rows` rows of 576 bytes at kv; page_size 0 = flat) into *map once per
      * workspace: 0, or an error code of the driver's. */
     int (*describe_kv)(const uint8_t *kv, int64_t rows, int page_size, mb_kv_map_t *map);
+    /* NULL, or what one more unit of `rows` rows costs a CTA, in KV tokens of its time (measured; lets
+     * the plan's "auto" cut batches unevenly: mb_plan_params_t.unit_overhead). */
+    int (*unit_overhead)(int rows);
 } mb_kernel_info_t;
 
 mb_kernel_info_t mb_portable_info(void);

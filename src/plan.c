@@ -139,6 +139,109 @@ static void shift_first_boundary(mb_plan_t *pl)
     }
 }
 
+/* "auto" for kernels that state their cost of a unit (mb_plan_params_t.unit_overhead): the row groups'
+ * token streams, batch after batch, cut into at most max_ctas contiguous CTA shares of equal cost
+ * (tokens plus the overhead a unit), cuts on tile boundaries, so a stream cut by a share's end becomes
+ * split units of uneven lengths (FlashMLA's scheduler does the same). Equal splits cannot fit a
+ * batch count that does not divide the CTAs: 200 batches of 64 rows took 13 splits, 20 units a CTA,
+ * where these shares take 2-3 (results/NOTES.md, twenty-sixth session). The smallest capacity that
+ * fits is found by binary search; a share holding load takes another unit only if at least one tile
+ * fits after its overhead. */
+typedef struct { int b, grp, k0, k1, cta; } piece_t;
+
+/* A partial unit's fp32 rows, written and then read back by the combine, in KV tokens of the same bytes. */
+static int64_t partial_tokens(int rows) { return (int64_t)rows * MB_DV * 4 * 2 / MB_DK; }
+
+int64_t mb_even_unit_cost(const mb_plan_params_t *p, const mb_work_t *u)
+{
+    return (int64_t)(u->kv_end - u->kv_begin) + p->unit_overhead + partial_tokens(u->row_end - u->row_begin);
+}
+
+/* Packs the streams under capacity cap; fills out (when given) and returns the pieces, else the CTAs.
+ * A piece is costed as a partial unit: most pieces of a plan with cuts are. */
+static int pack_even(const mb_plan_params_t *p, int groups, int rows, int64_t cap, piece_t *out)
+{
+    int ctas = 1, n = 0, g = p->kv_granularity;
+    int64_t load = 0;
+    for (int b = 0; b < p->batch; b++)
+        for (int grp = 0; grp < groups; grp++) {
+            int len = p->kv_lens[b], k = 0, r0 = grp * p->rows_per_unit;
+            int64_t oh = p->unit_overhead + partial_tokens(rows - r0 < p->rows_per_unit ? rows - r0 : p->rows_per_unit);
+            do {   /* an empty batch is one unit of no tokens: its rows are written as zeros */
+                if (load > 0 && load + oh + (len - k < g ? len - k : g) > cap) { ctas++; load = 0; }
+                int64_t room = (cap - load - oh) / g;
+                int64_t take = room < 1 ? g : room * g;
+                int k1 = len - k <= take ? len : k + (int)take;
+                if (out) out[n] = (piece_t){ b, grp, k, k1, ctas - 1 };
+                n++;
+                load += oh + (k1 - k);
+                k = k1;
+                if (k < len) { ctas++; load = 0; }
+            } while (k < len);
+        }
+    return out ? n : ctas;
+}
+
+static int build_even(const mb_plan_params_t *p, mb_plan_t *out, int groups, int rows)
+{
+    int64_t lo = 1, hi = 0;
+    for (int b = 0; b < p->batch; b++)
+        hi += (int64_t)groups * (p->kv_lens[b] + p->unit_overhead + partial_tokens(p->rows_per_unit));
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (pack_even(p, groups, rows, mid, NULL) <= p->max_ctas) hi = mid; else lo = mid + 1;
+    }
+    /* Each share's end cuts at most one stream: pieces <= streams + shares - 1. */
+    piece_t *pc = malloc(sizeof(piece_t) * ((size_t)p->batch * groups + p->max_ctas));
+    if (!pc) return -1;
+    int n = pack_even(p, groups, rows, lo, pc);
+    out->num_units = n;
+    out->work = malloc(sizeof(mb_work_t) * n);
+    out->work_indptr = malloc(sizeof(int32_t) * (pc[n - 1].cta + 2));
+    out->reduce = malloc(sizeof(mb_reduce_t) * (n + 1));
+    if (!out->work || !out->work_indptr || !out->reduce) {
+        free(pc);
+        return -1;
+    }
+    out->work_indptr[0] = 0;
+    for (int i = 0, j; i < n; i = j) {
+        for (j = i; j < n && pc[j].b == pc[i].b && pc[j].grp == pc[i].grp; j++) {}
+        int b = pc[i].b, r0 = pc[i].grp * p->rows_per_unit, r1 = r0 + p->rows_per_unit < rows ? r0 + p->rows_per_unit : rows;
+        if (j - i > 1) out->reduce[out->num_reduce++] = (mb_reduce_t){ b, r0, r1, out->num_slots, out->num_slots + j - i };
+        if (j - i > out->splits_max) out->splits_max = j - i;
+        for (int u = i; u < j; u++) {
+            if (u > 0 && pc[u].cta != pc[u - 1].cta) out->work_indptr[pc[u].cta] = u;
+            out->work[u] = (mb_work_t){ b, r0, r1, out->kv_indptr[b] + pc[u].k0, out->kv_indptr[b] + pc[u].k1,
+                                        j - i > 1 ? out->num_slots++ : -1, out->qo_indptr[b] * p->heads + r0,
+                                        out->kv_indptr[b], p->kv_lens[b] };
+        }
+    }
+    out->num_ctas = pc[n - 1].cta + 1;
+    out->work_indptr[out->num_ctas] = n;
+    free(pc);
+    return 0;
+}
+
+/* The busiest CTA of a plan under the kernel's cost of a unit: its tokens, the overhead, and for a
+ * partial unit its fp32 rows' traffic (written, then read back by the combine) in KV tokens of the
+ * same bytes; a plan with partials adds one overhead for the combine. It decides between the equal
+ * and the even plan, so that the even one is taken only where it saves more than its partials cost:
+ * where equal splits already give every CTA one unit (all of mixed-mla), it is never taken. */
+static int64_t model_cost(const mb_plan_params_t *p, const mb_plan_t *pl)
+{
+    int64_t most = 0;
+    for (int c = 0; c < pl->num_ctas; c++) {
+        int64_t cost = 0;
+        for (int u = pl->work_indptr[c]; u < pl->work_indptr[c + 1]; u++) {
+            const mb_work_t *w = &pl->work[u];
+            cost += (w->kv_end - w->kv_begin) + p->unit_overhead;
+            if (w->partial >= 0) cost += partial_tokens(w->row_end - w->row_begin);
+        }
+        if (cost > most) most = cost;
+    }
+    return most + (pl->num_reduce ? p->unit_overhead : 0);
+}
+
 static uint64_t plan_id(const mb_plan_t *p)
 {
     _Static_assert(sizeof(mb_work_t) % sizeof(int32_t) == 0 && sizeof(mb_reduce_t) % sizeof(int32_t) == 0,
@@ -149,11 +252,40 @@ static uint64_t plan_id(const mb_plan_t *p)
     return mb_fnv1a_i32(h, (const int32_t *)p->reduce, (int64_t)p->num_reduce * (sizeof(mb_reduce_t) / sizeof(int32_t)));
 }
 
+static int init_indptrs(const mb_plan_params_t *p, mb_plan_t *out)
+{
+    out->qo_indptr = malloc(sizeof(int32_t) * (p->batch + 1));
+    out->kv_indptr = malloc(sizeof(int32_t) * (p->batch + 1));
+    if (!out->qo_indptr || !out->kv_indptr) return -1;
+    out->qo_indptr[0] = out->kv_indptr[0] = 0;
+    for (int b = 0; b < p->batch; b++) {
+        out->qo_indptr[b + 1] = out->qo_indptr[b] + p->q_len;
+        out->kv_indptr[b + 1] = out->kv_indptr[b] + p->kv_lens[b];
+    }
+    out->total_q = out->qo_indptr[p->batch];
+    out->total_kv = out->kv_indptr[p->batch];
+    return 0;
+}
+
+/* Every batch's row groups split the same number of ways, equal chunks (the count asked, or auto's). */
+static int build_equal(const mb_plan_params_t *p, mb_plan_t *out, int groups, int rows)
+{
+    int splits = p->splits ? p->splits : mb_auto_splits(p);
+    out->num_units = count_units(p, splits, groups, &out->num_slots, &out->num_reduce, &out->splits_max);
+    out->work = malloc(sizeof(mb_work_t) * out->num_units);
+    out->work_indptr = malloc(sizeof(int32_t) * (out->num_units + 1));
+    out->reduce = malloc(sizeof(mb_reduce_t) * (out->num_reduce + 1));
+    if (init_indptrs(p, out) != 0 || !out->work || !out->work_indptr || !out->reduce) return -1;
+    fill_units(p, out, splits, groups, rows);
+    assign_ctas(out, p->max_ctas);
+    return 0;
+}
+
 int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out)
 {
     memset(out, 0, sizeof *out);
     if (p->batch < 1 || p->q_len < 1 || p->heads < 1 || p->rows_per_unit < 1 || p->kv_granularity < 1 ||
-        p->max_ctas < 1 || p->splits < 0 || p->page_size < 0 || !p->kv_lens)
+        p->max_ctas < 1 || p->splits < 0 || p->page_size < 0 || p->unit_overhead < 0 || !p->kv_lens)
         return -1;
     int64_t total = 0;
     for (int b = 0; b < p->batch; b++) {
@@ -162,26 +294,30 @@ int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out)
     }
     if (total > INT32_MAX || (int64_t)p->batch * p->q_len * p->heads > INT32_MAX) return -1;   /* int32 indptr */
     int rows = p->q_len * p->heads, groups = ceil_div(rows, p->rows_per_unit);
-    int splits = p->splits ? p->splits : mb_auto_splits(p);
-    out->num_units = count_units(p, splits, groups, &out->num_slots, &out->num_reduce, &out->splits_max);
-    out->qo_indptr = malloc(sizeof(int32_t) * (p->batch + 1));
-    out->kv_indptr = malloc(sizeof(int32_t) * (p->batch + 1));
-    out->work = malloc(sizeof(mb_work_t) * out->num_units);
-    out->work_indptr = malloc(sizeof(int32_t) * (out->num_units + 1));
-    out->reduce = malloc(sizeof(mb_reduce_t) * (out->num_reduce + 1));
-    if (!out->qo_indptr || !out->kv_indptr || !out->work || !out->work_indptr || !out->reduce) {
+    if (build_equal(p, out, groups, rows) != 0) {
         mb_plan_free(out);
         return -1;
     }
-    out->qo_indptr[0] = out->kv_indptr[0] = 0;
-    for (int b = 0; b < p->batch; b++) {
-        out->qo_indptr[b + 1] = out->qo_indptr[b] + p->q_len;
-        out->kv_indptr[b + 1] = out->kv_indptr[b] + p->kv_lens[b];
+    if (p->splits == 0 && p->unit_overhead > 0) {
+        mb_plan_t even;
+        memset(&even, 0, sizeof even);
+        if (init_indptrs(p, &even) != 0 || build_even(p, &even, groups, rows) != 0) {
+            mb_plan_free(&even);
+            mb_plan_free(out);
+            return -1;
+        }
+        /* Taken only where it saves more than 1/32 of the busiest CTA: what is left is within the model's
+         * own error. A plan that just spreads the same units over the last few CTAs gains nothing where
+         * DRAM is the bound (b124 / b128 / b132-q1: the time follows the bytes; NOTES, twenty-sixth
+         * session) and pays partials and a combine. */
+        int64_t c_equal = model_cost(p, out);
+        if (model_cost(p, &even) < c_equal - c_equal / 32) {
+            mb_plan_free(out);
+            *out = even;
+        } else {
+            mb_plan_free(&even);
+        }
     }
-    out->total_q = out->qo_indptr[p->batch];
-    out->total_kv = out->kv_indptr[p->batch];
-    fill_units(p, out, splits, groups, rows);
-    assign_ctas(out, p->max_ctas);
     if (p->fault == MB_FAULT_SPLIT_SHIFT) shift_first_boundary(out);
     out->id = plan_id(out);
     return 0;

@@ -17,6 +17,9 @@ typedef struct mb_plan_params {
     int page_size;             /* KV tokens a page, 0: flat cache. Units are in logical tokens, so today's
                                 * plan is the same for any page size; it is still part of the cache key,
                                 * since a plan is built for one cache layout. */
+    int unit_overhead;         /* kernel property: what one more unit costs a CTA, in KV tokens of its
+                                * time (mb_kernel_info_t.unit_overhead); > 0 lets "auto" cut the batches
+                                * unevenly (plan.c, build_even); 0: equal splits only */
 } mb_plan_params_t;
 
 typedef struct mb_plan {
@@ -43,6 +46,8 @@ int mb_auto_splits(const mb_plan_params_t *p);
 int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out);
 void mb_plan_free(mb_plan_t *plan);
 int64_t mb_unit_cost(const mb_work_t *u);
+/* A unit's cost in auto's even plan (plan.c, build_even), which balances its CTAs by this. */
+int64_t mb_even_unit_cost(const mb_plan_params_t *p, const mb_work_t *u);
 
 /* A paged cache's page table (mb_pages_t in kernels.h): batch b owns ceil(kv_lens[b] / page_size)
  * logical pages, table[page_indptr[b] .. page_indptr[b + 1]), each naming a physical page of one

@@ -145,8 +145,25 @@ static int coverage_violations(const mb_plan_params_t *p, const mb_plan_t *pl)
 
 /* Everything else the kernels and the combine rely on. splits_eff is the split count the plan was
  * asked for (the auto count resolved). Returns the violations. */
+static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int splits_eff);
+
+/* Whether p's plan is auto's even plan (plan.c, build_even): batches cut unevenly, so the equal
+ * splits' own checks (equal chunks, as many splits in every row group, no more than asked) do not apply. */
+static int is_even_plan(const mb_plan_params_t *p, const mb_plan_t *pl)
+{
+    if (p->splits != 0 || p->unit_overhead == 0) return 0;
+    mb_plan_params_t q = *p;
+    mb_plan_t eq;
+    q.unit_overhead = 0;
+    if (mb_plan_build(&q, &eq) != 0) return 0;
+    int even = eq.id != pl->id;
+    mb_plan_free(&eq);
+    return even;
+}
+
 static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int splits_eff)
 {
+    const int even = is_even_plan(p, pl);
     int violations = 0, rows = p->q_len * p->heads, rpu = p->rows_per_unit, gran = p->kv_granularity;
     int64_t kv = 0;
     for (int b = 0; b <= p->batch; b++) {
@@ -173,9 +190,11 @@ static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int s
     if (!slot_seen) return violations + 1;
     int partial_units = 0;
     int64_t total_cost = 0, max_cost = 0;
+    /* An even plan balances its CTAs by its own unit cost (overhead and partial traffic a unit). */
+#define UNIT_COST(w) (even ? mb_even_unit_cost(p, (w)) : mb_unit_cost(w))
     for (int u = 0; u < pl->num_units; u++) {
         const mb_work_t *w = &pl->work[u];
-        int64_t c = mb_unit_cost(w);
+        int64_t c = UNIT_COST(w);
         total_cost += c;
         if (c > max_cost) max_cost = c;
         if (w->batch < 0 || w->batch >= p->batch) { VIOL("unit %d: batch %d", u, w->batch); continue; }
@@ -209,7 +228,7 @@ static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int s
     for (int c = 0; c < pl->num_ctas && pl->num_ctas <= pl->num_units; c++) {
         int64_t cost = 0;
         for (int u = pl->work_indptr[c]; u < pl->work_indptr[c + 1] && u < pl->num_units; u++)
-            cost += mb_unit_cost(&pl->work[u]);
+            cost += UNIT_COST(&pl->work[u]);
         if (cost * pl->num_ctas > total_cost + max_cost * pl->num_ctas)
             VIOL("CTA %d: cost %lld > %lld/%d + %lld", c, (long long)cost, (long long)total_cost, pl->num_ctas,
                  (long long)max_cost);
@@ -255,10 +274,10 @@ static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int s
         int b = (int)(k / rows);
         const mb_work_t *first = &pl->work[order[i0]];
         if (n > smax) smax = n;
-        if (splits_of_batch && splits_of_batch[b] && splits_of_batch[b] != n)
+        if (!even && splits_of_batch && splits_of_batch[b] && splits_of_batch[b] != n)
             VIOL("batch %d: row groups split %d and %d ways", b, splits_of_batch[b], n);
         if (splits_of_batch) splits_of_batch[b] = n;
-        if (n > splits_eff) VIOL("batch %d rows %d..: %d splits, asked %d", b, first->row_begin, n, splits_eff);
+        if (!even && n > splits_eff) VIOL("batch %d rows %d..: %d splits, asked %d", b, first->row_begin, n, splits_eff);
         if (n > 1) split_groups++;
         /* Chunks equal but for the last, which is no longer. */
         int chunk = first->kv_end - first->kv_begin;
@@ -267,7 +286,7 @@ static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int s
             if (w->row_end != first->row_end) VIOL("batch %d rows %d..: row ends %d and %d", b, first->row_begin,
                                                    first->row_end, w->row_end);
             int len = w->kv_end - w->kv_begin;
-            if (i + 1 < i1 ? len != chunk : len > chunk)
+            if (!even && (i + 1 < i1 ? len != chunk : len > chunk))
                 VIOL("batch %d rows %d..: split %d holds %d tokens, first %d", b, first->row_begin, i - i0, len, chunk);
             if ((n == 1) != (w->partial < 0)) VIOL("unit %d: partial %d in a group of %d", order[i], w->partial, n);
         }
@@ -302,6 +321,7 @@ static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int s
         if (n == 1 && matched[k]) VIOL("batch %d rows %d..: unsplit but reduced", (int)(k / rows), (int)(k % rows));
     }
     free(kcnt); free(order); free(run_of_key); free(matched);
+#undef UNIT_COST
     return violations;
 }
 
@@ -342,6 +362,11 @@ static void random_shape(mb_plan_params_t *p, int32_t *lens)
     p->max_ctas = ctas[rng_int(0, 3)];
     p->splits = rng_int(0, 2) == 0 ? 0 : rng_int(0, 3) == 0 ? rng_int(1, 256) : rng_int(1, 16);
     p->fault = MB_FAULT_NONE;
+    p->page_size = 0;
+    /* Half the shapes as a kernel that states its unit cost (sm90's three values), whose "auto" may cut
+     * batches unevenly. */
+    static const int overheads[] = { 12, 75, 300 };
+    p->unit_overhead = rng_int(0, 1) ? overheads[rng_int(0, 2)] : 0;
     int same = rng_int(0, 5) == 0, len0 = random_len();
     for (int b = 0; b < p->batch; b++) lens[b] = same ? len0 : random_len();
     p->kv_lens = lens;
@@ -393,7 +418,7 @@ static void test_plan_corner_shapes(void)
     };
     for (unsigned i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         mb_plan_params_t p = { cs[i].batch, cs[i].q_len, cs[i].heads, cs[i].lens, cs[i].splits, cs[i].rpu,
-                               cs[i].gran, cs[i].ctas, MB_FAULT_NONE, 0 };
+                               cs[i].gran, cs[i].ctas, MB_FAULT_NONE, 0, 0 };
         mb_plan_t pl;
         CHECK(mb_plan_build(&p, &pl) == 0);
         viol_printed = 0;
@@ -404,7 +429,7 @@ static void test_plan_corner_shapes(void)
     }
     /* Known counts: 1600 tokens in 100 tiles asked 100 splits gives 100 units a row group. */
     int32_t l1 = 1600;
-    mb_plan_params_t p = { 1, 1, 16, &l1, 100, 16, 16, 132, 0, 0 };
+    mb_plan_params_t p = { 1, 1, 16, &l1, 100, 16, 16, 132, 0, 0, 0 };
     mb_plan_t pl;
     CHECK(mb_plan_build(&p, &pl) == 0);
     CHECK(pl.num_units == 100 && pl.splits_max == 100 && pl.num_slots == 100 && pl.num_reduce == 1);
@@ -412,7 +437,7 @@ static void test_plan_corner_shapes(void)
     mb_plan_free(&pl);
     /* 17 tokens at granularity 16 asked 8 splits: only 2 tiles, so 2 splits of 16 and 1. */
     int32_t l2 = 17;
-    p = (mb_plan_params_t){ 1, 1, 16, &l2, 8, 16, 16, 132, 0, 0 };
+    p = (mb_plan_params_t){ 1, 1, 16, &l2, 8, 16, 16, 132, 0, 0, 0 };
     CHECK(mb_plan_build(&p, &pl) == 0);
     CHECK(pl.num_units == 2 && pl.splits_max == 2);
     CHECK(pl.work[0].kv_end - pl.work[0].kv_begin == 16 && pl.work[1].kv_end - pl.work[1].kv_begin == 1);
@@ -433,7 +458,7 @@ static uint64_t id_of(mb_plan_params_t p)
 static void test_plan_id(void)
 {
     int32_t lens[4] = { 1024, 1024, 1024, 1024 }, ragged[4] = { 1024, 1024, 1024, 1000 };
-    mb_plan_params_t p = { 4, 1, 32, lens, 16, 64, 64, 132, MB_FAULT_NONE, 0 };
+    mb_plan_params_t p = { 4, 1, 32, lens, 16, 64, 64, 132, MB_FAULT_NONE, 0, 0 };
     const uint64_t id16 = id_of(p);
     p.splits = 32;                              /* 16 tiles a batch: 32 and 64 splits are 16 */
     CHECK(id_of(p) == id16);
@@ -455,7 +480,7 @@ static void test_plan_id(void)
 static void test_plan_invalid_params(void)
 {
     int32_t lens[2] = { 10, 20 }, neg[2] = { 10, -1 };
-    const mb_plan_params_t ok = { 2, 1, 16, lens, 0, 16, 16, 132, 0, 0 };
+    const mb_plan_params_t ok = { 2, 1, 16, lens, 0, 16, 16, 132, 0, 0, 0 };
     mb_plan_params_t p;
     mb_plan_t pl;
     CHECK(mb_plan_build(&ok, &pl) == 0);
@@ -514,10 +539,11 @@ static void test_auto_splits(void)
             CHECK(mb_plan_build(&p, &pl) == 0);
             /* Units per row group, summed over batches, is num_units / groups. */
             int groups = cdiv((int64_t)p.q_len * p.heads, p.rows_per_unit);
-            if (pl.splits_max > 1)
+            int even = is_even_plan(&p, &pl);
+            if (pl.splits_max > 1 && !even)
                 CHECKF(sum * groups >= (int64_t)p.kv_granularity * pl.num_units, "auto plan: %lld tokens in %d units of %d groups",
                        (long long)sum, pl.num_units, groups);
-            CHECK(pl.splits_max <= s);
+            CHECK(even || pl.splits_max <= s);
             mb_plan_free(&pl);
         }
         /* Auto is chosen to shorten the busiest worker: its plan never has a busier worker than the
@@ -538,25 +564,74 @@ static void test_auto_splits(void)
     /* A single long sequence on a big GPU splits many ways; a big batch of them does not split. */
     int32_t one = 100000, many[256];
     for (int b = 0; b < 256; b++) many[b] = 4096;
-    mb_plan_params_t p1 = { 1, 1, 128, &one, 0, 64, 64, 528, 0, 0 };
-    mb_plan_params_t p2 = { 256, 2, 128, many, 0, 64, 64, 528, 0, 0 };   /* 1024 units unsplit > 528 CTAs */
+    mb_plan_params_t p1 = { 1, 1, 128, &one, 0, 64, 64, 528, 0, 0, 0 };
+    mb_plan_params_t p2 = { 256, 2, 128, many, 0, 64, 64, 528, 0, 0, 0 };   /* 1024 units unsplit > 528 CTAs */
     CHECK(mb_auto_splits(&p1) >= 16);
     CHECK(mb_auto_splits(&p2) == 1);
     /* On an idle GPU a short sequence splits, but only while that shortens the longest split: 200
      * tokens are 13 tiles of 16; 7 splits already make the longest 2 tiles, and 8 to 12 splits would
      * leave it at 2 tiles while adding partials, so 7. One tile never splits. */
     int32_t shortl = 200, one_tile = 16;
-    mb_plan_params_t p3 = { 1, 1, 1, &shortl, 0, 16, 16, 528, 0, 0 };
+    mb_plan_params_t p3 = { 1, 1, 1, &shortl, 0, 16, 16, 528, 0, 0, 0 };
     CHECK(mb_auto_splits(&p3) == 7);
-    mb_plan_params_t p4 = { 1, 1, 1, &one_tile, 0, 16, 16, 528, 0, 0 };
+    mb_plan_params_t p4 = { 1, 1, 1, &one_tile, 0, 16, 16, 528, 0, 0, 0 };
     CHECK(mb_auto_splits(&p4) == 1);
+}
+
+/* Auto's even plan (build_even) with sm90's unit costs on the H200's 132 CTAs: mixed-mla's eight shapes,
+ * where equal splits already give each CTA one unit, keep their equal plans (the device tables stay
+ * valid); 200 batches of 64 rows, where equal splits gave a CTA 20 units, get at most 3 a CTA and a
+ * lower modelled cost. And the checkers see a dropped token and a swapped slot in an even plan. */
+static void test_even_plan(void)
+{
+    static const int mixed[8][4] = { { 4, 1, 32, 1024 }, { 4, 4, 32, 8192 }, { 32, 1, 16, 8192 }, { 32, 4, 16, 1024 },
+                                     { 32, 1, 32, 1024 }, { 32, 4, 32, 8192 }, { 128, 1, 16, 8192 }, { 128, 4, 16, 8192 } };
+    static int32_t lens[200];
+    for (int i = 0; i < 8; i++) {
+        int rows = mixed[i][1] * mixed[i][2];
+        for (int b = 0; b < mixed[i][0]; b++) lens[b] = mixed[i][3];
+        mb_plan_params_t p = { mixed[i][0], mixed[i][1], mixed[i][2], lens, 0, 64, 64, 132, 0, 0,
+                               rows <= 16 ? 12 : rows <= 32 ? 75 : 300 };
+        mb_plan_t pl;
+        CHECK(mb_plan_build(&p, &pl) == 0);
+        CHECKF(!is_even_plan(&p, &pl), "mixed-mla shape %d got an even plan", i);
+        mb_plan_free(&pl);
+    }
+    for (int b = 0; b < 200; b++) lens[b] = 8192;
+    mb_plan_params_t p = { 200, 4, 16, lens, 0, 64, 64, 132, 0, 0, 300 };
+    mb_plan_t pl;
+    CHECK(mb_plan_build(&p, &pl) == 0);
+    CHECK(is_even_plan(&p, &pl));
+    int most = 0;
+    for (int c = 0; c < pl.num_ctas; c++)
+        if (pl.work_indptr[c + 1] - pl.work_indptr[c] > most) most = pl.work_indptr[c + 1] - pl.work_indptr[c];
+    CHECKF(most <= 3 && pl.num_ctas == 132, "%d units on a CTA, %d CTAs", most, pl.num_ctas);
+    viol_printed = 0;
+    CHECK(coverage_violations(&p, &pl) + plan_violations(&p, &pl, 0) == 0);
+    viol_printed = 1000;   /* expected violations: keep quiet */
+    int u = pl.work_indptr[7];
+    pl.work[u].kv_end--;   /* a dropped token */
+    CHECK(coverage_violations(&p, &pl) + plan_violations(&p, &pl, 0) > 0);
+    pl.work[u].kv_end++;
+    int a = -1, b2 = -1;   /* two partial units of different batches trade slots */
+    for (int k = 0; k < pl.num_units && b2 < 0; k++)
+        if (pl.work[k].partial >= 0) {
+            if (a < 0) a = k;
+            else if (pl.work[k].batch != pl.work[a].batch) b2 = k;
+        }
+    CHECK(a >= 0 && b2 >= 0);
+    int s = pl.work[a].partial;
+    pl.work[a].partial = pl.work[b2].partial;
+    pl.work[b2].partial = s;
+    CHECK(plan_violations(&p, &pl, 0) > 0);
+    mb_plan_free(&pl);
 }
 
 /* The invariant checkers themselves can fail: each hand-made corruption of a good plan must be seen. */
 static void test_checker_catches_mutations(void)
 {
     int32_t lens[3] = { 100, 300, 17 };
-    mb_plan_params_t p = { 3, 2, 20, lens, 4, 16, 16, 7, MB_FAULT_NONE, 0 };
+    mb_plan_params_t p = { 3, 2, 20, lens, 4, 16, 16, 7, MB_FAULT_NONE, 0, 0 };
     enum { NMUT = 10 };
     for (int m = 0; m < NMUT; m++) {
         mb_plan_t pl;
@@ -814,8 +889,8 @@ static void test_replay_matches_direct(void)
         { 1, 2, 12, 7, 7, { 63 } },
     };
     rng_state = 0x853c49e6748fea9bull;
-    int shapes = 0;
-    for (int i = 0; i < (int)(sizeof cs / sizeof cs[0]) + 8; i++) {
+    int shapes = 0, evens = 0, extra = 48;
+    for (int i = 0; i < (int)(sizeof cs / sizeof cs[0]) + extra; i++) {
         replay_in_t in = { 0 };
         int splits, ctas;
         if (i < (int)(sizeof cs / sizeof cs[0])) {
@@ -826,14 +901,17 @@ static void test_replay_matches_direct(void)
             static const int pick[] = { 1, 17, 63, 100, 2, 16, 33 };
             in.batch = rng_int(1, 5); in.q_len = rng_int(1, 4); in.heads = rng_int(1, 20);
             for (int b = 0; b < in.batch; b++) in.lens[b] = pick[rng_int(0, 6)];
-            splits = rng_int(1, 8); ctas = rng_int(0, 1) ? 7 : 132;
+            /* Half of them by auto for a kernel that states its unit cost: uneven cuts (build_even). */
+            splits = rng_int(0, 1) ? rng_int(1, 8) : 0; ctas = rng_int(0, 1) ? 7 : 132;
         }
         in.fnuz = i & 1;
         for (int b = 0; b < in.batch; b++) CHECK(in.lens[b] <= REPLAY_MAX_LEN);
         make_inputs(&in, 1000 + (uint64_t)i);
-        mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, splits, 16, 16, ctas, MB_FAULT_NONE, 0 };
+        mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, splits, 16, 16, ctas, MB_FAULT_NONE, 0,
+                               splits ? 0 : 12 };
         mb_plan_t pl;
         CHECK(mb_plan_build(&p, &pl) == 0);
+        evens += is_even_plan(&p, &pl);
         int64_t nrows = (int64_t)in.qo[in.batch] * in.heads;
         double *want = malloc(sizeof(double) * nrows * MB_DV), *got = malloc(sizeof(double) * nrows * MB_DV);
         for (int causal = 0; causal < 2; causal++) {
@@ -847,7 +925,8 @@ static void test_replay_matches_direct(void)
         free(want); free(got); free(in.q); free(in.kv);
         mb_plan_free(&pl);
     }
-    CHECK(shapes == (int)(sizeof cs / sizeof cs[0]) + 8);
+    CHECK(shapes == (int)(sizeof cs / sizeof cs[0]) + extra);
+    CHECKF(evens >= 3, "only %d uneven plans replayed", evens);
 }
 
 static void test_replay_detects_split_shift(void)
@@ -855,7 +934,7 @@ static void test_replay_detects_split_shift(void)
     /* Non-causal so every row sees the doubled token; 100 tokens in 4 splits: a boundary exists. */
     replay_in_t in = { .batch = 2, .q_len = 2, .heads = 9, .fnuz = 0, .lens = { 100, 63 } };
     make_inputs(&in, 77);
-    mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, 4, 16, 16, 7, MB_FAULT_SPLIT_SHIFT, 0 };
+    mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, 4, 16, 16, 7, MB_FAULT_SPLIT_SHIFT, 0, 0 };
     mb_plan_t pl;
     CHECK(mb_plan_build(&p, &pl) == 0);
     int64_t nrows = (int64_t)in.qo[in.batch] * in.heads;
@@ -880,7 +959,7 @@ static void test_replay_detects_split_shift(void)
 static void test_plan_same_for_any_page_size(void)
 {
     int32_t lens[5] = { 17, 1000, 48, 4097, 1 };
-    mb_plan_params_t p = { 5, 2, 32, lens, 0, 16, 16, 132, MB_FAULT_NONE, 0 };
+    mb_plan_params_t p = { 5, 2, 32, lens, 0, 16, 16, 132, MB_FAULT_NONE, 0, 0 };
     mb_plan_t flat, paged;
     CHECK(mb_plan_build(&p, &flat) == 0);
     static const int sizes[] = { 1, 16, 48, 64, 4096 };
@@ -963,6 +1042,7 @@ void suite_plan(void)
     RUN(test_plan_invalid_params);
     RUN(test_plan_id);
     RUN(test_auto_splits);
+    RUN(test_even_plan);
     RUN(test_checker_catches_mutations);
     RUN(test_split_shift_fails_coverage);
     RUN(test_replay_matches_direct);
