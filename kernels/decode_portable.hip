@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(PT_THREADS) decode_portable_kernel(mb_decode_a
 
 extern "C" mb_kernel_info_t mb_portable_info(void)
 {
-    mb_kernel_info_t k = { "portable", mb_launch_decode_portable, PT_ROWS, PT_TILE, MB_FP8_FNUZ, 0, "portable", 1, NULL, NULL };
+    mb_kernel_info_t k = { "portable", mb_launch_decode_portable, PT_ROWS, PT_TILE, MB_FP8_FNUZ, 0, "portable", 1, NULL, NULL, NULL };
     return k;
 }
 

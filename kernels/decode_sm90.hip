@@ -449,11 +449,20 @@ static int s9_unit_overhead(int rows)
     return rows <= S9_PP_ROWS ? 12 : rows <= 32 ? 75 : 300;
 }
 
+/* 16-row units stream the cache at DRAM's rate from ~100 CTAs on: b100-q1-kv8192 unsplit (100 CTAs)
+ * read it at 4.0 TB/s beyond its fixed costs, the read-once floor's rate, and 4 more CTAs added only
+ * their bytes' time (b124 / b128 / b132-q1; twenty-sixth session). Larger units are bound by their
+ * CTA's own tile loop. */
+static int s9_dram_ctas(int rows)
+{
+    return rows <= S9_PP_ROWS ? 100 : 0;
+}
+
 extern "C" mb_kernel_info_t mb_sm90_info(void)
 {
     /* Tuning id "sm90-wgmma": the file's "sm90/..." entries were swept on the earlier mma.sync kernel. */
     mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1, "sm90-wgmma", 0, mb_sm90_describe_kv,
-                           s9_unit_overhead };
+                           s9_unit_overhead, s9_dram_ctas };
     return k;
 }
 #endif

@@ -109,6 +109,9 @@ typedef struct mb_kernel_info {
     /* NULL, or what one more unit of `rows` rows costs a CTA, in KV tokens of its time (measured; lets
      * the plan's "auto" cut batches unevenly: mb_plan_params_t.unit_overhead). */
     int (*unit_overhead)(int rows);
+    /* NULL, or how many CTAs already saturate DRAM with units of `rows` rows (0: the kernel is not bound
+     * by DRAM there): mb_plan_params_t.dram_ctas. */
+    int (*dram_ctas)(int rows);
 } mb_kernel_info_t;
 
 mb_kernel_info_t mb_portable_info(void);

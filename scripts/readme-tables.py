@@ -4,12 +4,13 @@ typed by hand. Run from the repository root; paste the output over the table it 
 
   scripts/readme-tables.py stands LABEL=SOURCE ...   graph medians of mixed-mla, one column a SOURCE,
                                                      with issue #3's floor, FlashMLA and target columns
-  scripts/readme-tables.py ablation | paged | accuracy   from results/h200/<name>/<name>.csv
+  scripts/readme-tables.py ablation | paged | accuracy | uneven   from results/h200/<name>/<name>.csv
+                                                     (uneven: against its equal-splits/ baseline)
 
 A SOURCE is a CSV path, or REV:PATH for a table as it was committed at REV (older kernels' columns).
 
-  scripts/readme-tables.py --check README.md          exit 1 unless every row of the ablation, paged
-                                                      and accuracy tables is in the file as printed (CI;
+  scripts/readme-tables.py --check README.md          exit 1 unless every row of the ablation, paged,
+                                                      accuracy and uneven tables is in the file as printed (CI;
                                                       the stands table takes its columns as arguments)
 """
 import csv
@@ -102,6 +103,21 @@ def accuracy():
     return table(["q_std"] + stds, body)
 
 
+def uneven():
+    """configs/uneven.json in graph mode: auto now (results/h200/uneven/) against the equal splits it
+    replaced (the same run of the commit before, equal-splits/), with each plan's most splits a batch."""
+    rows = {}
+    for side, src in (("now", "results/h200/uneven/uneven.csv"), ("was", "results/h200/uneven/equal-splits/uneven.csv")):
+        for x in rows_of(src):
+            if x["mode"] == "graph":
+                rows.setdefault(x["name"].split("/")[0], {})[side] = x
+    body = []
+    for name, r in rows.items():
+        a, b = float(r["was"]["median_us"]), float(r["now"]["median_us"])
+        body.append([name, f"{a:.1f} ({r['was']['splits']})", f"{b:.1f} ({r['now']['splits']})", f"{100 * (b - a) / a:+.1f} %"])
+    return table(["shape", "before: equal splits", "auto now", "change"], body)
+
+
 def check(path):
     """The file's tables against the result files: a number edited by hand, or tables left behind
     when the results were re-measured, fail here."""
@@ -112,10 +128,10 @@ def check(path):
         print(f"readme-tables: {path} lacks {m}", file=sys.stderr)
     if missing:
         sys.exit(1)
-    print(f"readme-tables: {path}'s ablation, paged and accuracy tables match results/h200/")
+    print(f"readme-tables: {path}'s ablation, paged, accuracy and uneven tables match results/h200/")
 
 
-CHECKED = (ablation, paged, accuracy)   # the tables whose sources are fixed, so --check can print them
+CHECKED = (ablation, paged, accuracy, uneven)   # the tables whose sources are fixed, so --check can print them
 
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""

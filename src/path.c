@@ -11,7 +11,7 @@ static int same_key(const mb_plan_params_t *a, const mb_plan_params_t *b)
     return a->batch == b->batch && a->q_len == b->q_len && a->heads == b->heads && a->splits == b->splits &&
            a->rows_per_unit == b->rows_per_unit && a->kv_granularity == b->kv_granularity &&
            a->max_ctas == b->max_ctas && a->fault == b->fault && a->page_size == b->page_size &&
-           a->unit_overhead == b->unit_overhead &&
+           a->unit_overhead == b->unit_overhead && a->dram_ctas == b->dram_ctas &&
            memcmp(a->kv_lens, b->kv_lens, sizeof(int32_t) * a->batch) == 0;
 }
 
@@ -88,7 +88,7 @@ mb_plan_params_t mb_case_plan_params(const mb_case_t *c, int splits, const mb_ke
     int rows = c->q_len * c->heads < k->rows_per_unit ? c->q_len * c->heads : k->rows_per_unit;
     mb_plan_params_t p = { c->batch, c->q_len, c->heads, c->kv_lens, splits, k->rows_per_unit,
                            k->kv_granularity, max_ctas, fault, c->page_size,
-                           k->unit_overhead ? k->unit_overhead(rows) : 0 };
+                           k->unit_overhead ? k->unit_overhead(rows) : 0, k->dram_ctas ? k->dram_ctas(rows) : 0 };
     return p;
 }
 

@@ -18,6 +18,17 @@ int64_t mb_unit_cost(const mb_work_t *u) { return (int64_t)(u->kv_end - u->kv_be
  * shape hurt by short splits: results/NOTES.md.) */
 #define AUTO_MAX_SPLITS 64
 
+/* A partial unit's fp32 rows, written and then read back by the combine, in KV tokens of the same bytes. */
+static int64_t partial_tokens(int rows) { return (int64_t)rows * MB_DV * 4 * 2 / MB_DK; }
+
+/* A plan's time in the kernel's cost model: its busiest CTA, but no less than its whole work shared by
+ * the CTAs that saturate DRAM, where the kernel says it is bound by DRAM (plan.h, dram_ctas). */
+static int64_t dram_bound(const mb_plan_params_t *p, int64_t busiest, int64_t total)
+{
+    int64_t share = p->dram_ctas > 0 ? (total + p->dram_ctas - 1) / p->dram_ctas : 0;
+    return busiest > share ? busiest : share;
+}
+
 static int split_chunk(int len, int splits, int gran);
 
 int mb_auto_splits(const mb_plan_params_t *p)
@@ -31,8 +42,14 @@ int mb_auto_splits(const mb_plan_params_t *p)
     int64_t best_cost = INT64_MAX;
     for (int s = 1; s <= AUTO_MAX_SPLITS; s++) {
         if (s > 1 && mean / s < p->kv_granularity) break;
-        int64_t waves = (base * s + p->max_ctas - 1) / p->max_ctas;
-        int64_t cost = waves * (split_chunk(mean, s, p->kv_granularity) + MB_UNIT_OVERHEAD) + (s > 1 ? MB_UNIT_OVERHEAD : 0);
+        int64_t waves = (base * s + p->max_ctas - 1) / p->max_ctas, cost;
+        if (p->unit_overhead > 0) {   /* the kernel's own costs (plan.h): a partial's traffic, DRAM's share */
+            int rows = p->q_len * p->heads < p->rows_per_unit ? p->q_len * p->heads : p->rows_per_unit;
+            int64_t unit = split_chunk(mean, s, p->kv_granularity) + p->unit_overhead + (s > 1 ? partial_tokens(rows) : 0);
+            cost = dram_bound(p, waves * unit, base * s * unit) + (s > 1 ? p->unit_overhead : 0);
+        } else {
+            cost = waves * (split_chunk(mean, s, p->kv_granularity) + MB_UNIT_OVERHEAD) + (s > 1 ? MB_UNIT_OVERHEAD : 0);
+        }
         if (cost < best_cost) { best_cost = cost; best = s; }
     }
     return best;
@@ -149,8 +166,6 @@ static void shift_first_boundary(mb_plan_t *pl)
  * fits after its overhead. */
 typedef struct { int b, grp, k0, k1, cta; } piece_t;
 
-/* A partial unit's fp32 rows, written and then read back by the combine, in KV tokens of the same bytes. */
-static int64_t partial_tokens(int rows) { return (int64_t)rows * MB_DV * 4 * 2 / MB_DK; }
 
 int64_t mb_even_unit_cost(const mb_plan_params_t *p, const mb_work_t *u)
 {
@@ -229,7 +244,7 @@ static int build_even(const mb_plan_params_t *p, mb_plan_t *out, int groups, int
  * where equal splits already give every CTA one unit (all of mixed-mla), it is never taken. */
 static int64_t model_cost(const mb_plan_params_t *p, const mb_plan_t *pl)
 {
-    int64_t most = 0;
+    int64_t most = 0, total = 0;
     for (int c = 0; c < pl->num_ctas; c++) {
         int64_t cost = 0;
         for (int u = pl->work_indptr[c]; u < pl->work_indptr[c + 1]; u++) {
@@ -238,8 +253,9 @@ static int64_t model_cost(const mb_plan_params_t *p, const mb_plan_t *pl)
             if (w->partial >= 0) cost += partial_tokens(w->row_end - w->row_begin);
         }
         if (cost > most) most = cost;
+        total += cost;
     }
-    return most + (pl->num_reduce ? p->unit_overhead : 0);
+    return dram_bound(p, most, total) + (pl->num_reduce ? p->unit_overhead : 0);
 }
 
 static uint64_t plan_id(const mb_plan_t *p)
@@ -285,7 +301,7 @@ int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out)
 {
     memset(out, 0, sizeof *out);
     if (p->batch < 1 || p->q_len < 1 || p->heads < 1 || p->rows_per_unit < 1 || p->kv_granularity < 1 ||
-        p->max_ctas < 1 || p->splits < 0 || p->page_size < 0 || p->unit_overhead < 0 || !p->kv_lens)
+        p->max_ctas < 1 || p->splits < 0 || p->page_size < 0 || p->unit_overhead < 0 || p->dram_ctas < 0 || !p->kv_lens)
         return -1;
     int64_t total = 0;
     for (int b = 0; b < p->batch; b++) {
@@ -314,6 +330,7 @@ int mb_plan_build(const mb_plan_params_t *p, mb_plan_t *out)
         if (model_cost(p, &even) < c_equal - c_equal / 32) {
             mb_plan_free(out);
             *out = even;
+            out->even = 1;
         } else {
             mb_plan_free(&even);
         }

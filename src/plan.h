@@ -18,13 +18,17 @@ typedef struct mb_plan_params {
                                 * plan is the same for any page size; it is still part of the cache key,
                                 * since a plan is built for one cache layout. */
     int unit_overhead;         /* kernel property: what one more unit costs a CTA, in KV tokens of its
-                                * time (mb_kernel_info_t.unit_overhead); > 0 lets "auto" cut the batches
-                                * unevenly (plan.c, build_even); 0: equal splits only */
+                                * time (mb_kernel_info_t.unit_overhead); > 0: "auto" costs plans by the
+                                * kernel's model and may cut the batches unevenly (plan.c, build_even);
+                                * 0: equal splits by the plan's generic model */
+    int dram_ctas;             /* kernel property, with unit_overhead: the CTAs that already saturate
+                                * DRAM (a plan is no faster than its work shared by that many), 0: none */
 } mb_plan_params_t;
 
 typedef struct mb_plan {
     int num_units, num_ctas, num_slots, num_reduce;
     int splits_max;            /* most splits any batch got */
+    int even;                  /* auto's even plan (batches cut unevenly, plan.c build_even), else equal splits */
     int64_t total_kv;
     int total_q;
     int32_t *qo_indptr, *kv_indptr;   /* [batch + 1] */

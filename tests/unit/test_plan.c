@@ -148,22 +148,21 @@ static int coverage_violations(const mb_plan_params_t *p, const mb_plan_t *pl)
 static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int splits_eff);
 
 /* Whether p's plan is auto's even plan (plan.c, build_even): batches cut unevenly, so the equal
- * splits' own checks (equal chunks, as many splits in every row group, no more than asked) do not apply. */
+ * splits' own checks (equal chunks, as many splits in every row group, no more than asked) do not
+ * apply. Only auto, with a kernel's unit cost, may make one. */
 static int is_even_plan(const mb_plan_params_t *p, const mb_plan_t *pl)
 {
-    if (p->splits != 0 || p->unit_overhead == 0) return 0;
-    mb_plan_params_t q = *p;
-    mb_plan_t eq;
-    q.unit_overhead = 0;
-    if (mb_plan_build(&q, &eq) != 0) return 0;
-    int even = eq.id != pl->id;
-    mb_plan_free(&eq);
-    return even;
+    if (pl->even && (p->splits != 0 || p->unit_overhead == 0)) {
+        printf("    plan: even, but asked %d splits with unit cost %d\n", p->splits, p->unit_overhead);
+        return -1;
+    }
+    return pl->even;
 }
 
 static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int splits_eff)
 {
-    const int even = is_even_plan(p, pl);
+    const int even = is_even_plan(p, pl) != 0;
+    if (is_even_plan(p, pl) < 0) return 1;
     int violations = 0, rows = p->q_len * p->heads, rpu = p->rows_per_unit, gran = p->kv_granularity;
     int64_t kv = 0;
     for (int b = 0; b <= p->batch; b++) {
@@ -367,6 +366,7 @@ static void random_shape(mb_plan_params_t *p, int32_t *lens)
      * batches unevenly. */
     static const int overheads[] = { 12, 75, 300 };
     p->unit_overhead = rng_int(0, 1) ? overheads[rng_int(0, 2)] : 0;
+    p->dram_ctas = p->unit_overhead && rng_int(0, 1) ? rng_int(1, p->max_ctas) : 0;
     int same = rng_int(0, 5) == 0, len0 = random_len();
     for (int b = 0; b < p->batch; b++) lens[b] = same ? len0 : random_len();
     p->kv_lens = lens;
@@ -418,7 +418,7 @@ static void test_plan_corner_shapes(void)
     };
     for (unsigned i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         mb_plan_params_t p = { cs[i].batch, cs[i].q_len, cs[i].heads, cs[i].lens, cs[i].splits, cs[i].rpu,
-                               cs[i].gran, cs[i].ctas, MB_FAULT_NONE, 0, 0 };
+                               cs[i].gran, cs[i].ctas, MB_FAULT_NONE, 0, 0, 0 };
         mb_plan_t pl;
         CHECK(mb_plan_build(&p, &pl) == 0);
         viol_printed = 0;
@@ -429,7 +429,7 @@ static void test_plan_corner_shapes(void)
     }
     /* Known counts: 1600 tokens in 100 tiles asked 100 splits gives 100 units a row group. */
     int32_t l1 = 1600;
-    mb_plan_params_t p = { 1, 1, 16, &l1, 100, 16, 16, 132, 0, 0, 0 };
+    mb_plan_params_t p = { 1, 1, 16, &l1, 100, 16, 16, 132, 0, 0, 0, 0 };
     mb_plan_t pl;
     CHECK(mb_plan_build(&p, &pl) == 0);
     CHECK(pl.num_units == 100 && pl.splits_max == 100 && pl.num_slots == 100 && pl.num_reduce == 1);
@@ -437,7 +437,7 @@ static void test_plan_corner_shapes(void)
     mb_plan_free(&pl);
     /* 17 tokens at granularity 16 asked 8 splits: only 2 tiles, so 2 splits of 16 and 1. */
     int32_t l2 = 17;
-    p = (mb_plan_params_t){ 1, 1, 16, &l2, 8, 16, 16, 132, 0, 0, 0 };
+    p = (mb_plan_params_t){ 1, 1, 16, &l2, 8, 16, 16, 132, 0, 0, 0, 0 };
     CHECK(mb_plan_build(&p, &pl) == 0);
     CHECK(pl.num_units == 2 && pl.splits_max == 2);
     CHECK(pl.work[0].kv_end - pl.work[0].kv_begin == 16 && pl.work[1].kv_end - pl.work[1].kv_begin == 1);
@@ -458,7 +458,7 @@ static uint64_t id_of(mb_plan_params_t p)
 static void test_plan_id(void)
 {
     int32_t lens[4] = { 1024, 1024, 1024, 1024 }, ragged[4] = { 1024, 1024, 1024, 1000 };
-    mb_plan_params_t p = { 4, 1, 32, lens, 16, 64, 64, 132, MB_FAULT_NONE, 0, 0 };
+    mb_plan_params_t p = { 4, 1, 32, lens, 16, 64, 64, 132, MB_FAULT_NONE, 0, 0, 0 };
     const uint64_t id16 = id_of(p);
     p.splits = 32;                              /* 16 tiles a batch: 32 and 64 splits are 16 */
     CHECK(id_of(p) == id16);
@@ -480,7 +480,7 @@ static void test_plan_id(void)
 static void test_plan_invalid_params(void)
 {
     int32_t lens[2] = { 10, 20 }, neg[2] = { 10, -1 };
-    const mb_plan_params_t ok = { 2, 1, 16, lens, 0, 16, 16, 132, 0, 0, 0 };
+    const mb_plan_params_t ok = { 2, 1, 16, lens, 0, 16, 16, 132, 0, 0, 0, 0 };
     mb_plan_params_t p;
     mb_plan_t pl;
     CHECK(mb_plan_build(&ok, &pl) == 0);
@@ -564,24 +564,23 @@ static void test_auto_splits(void)
     /* A single long sequence on a big GPU splits many ways; a big batch of them does not split. */
     int32_t one = 100000, many[256];
     for (int b = 0; b < 256; b++) many[b] = 4096;
-    mb_plan_params_t p1 = { 1, 1, 128, &one, 0, 64, 64, 528, 0, 0, 0 };
-    mb_plan_params_t p2 = { 256, 2, 128, many, 0, 64, 64, 528, 0, 0, 0 };   /* 1024 units unsplit > 528 CTAs */
+    mb_plan_params_t p1 = { 1, 1, 128, &one, 0, 64, 64, 528, 0, 0, 0, 0 };
+    mb_plan_params_t p2 = { 256, 2, 128, many, 0, 64, 64, 528, 0, 0, 0, 0 };   /* 1024 units unsplit > 528 CTAs */
     CHECK(mb_auto_splits(&p1) >= 16);
     CHECK(mb_auto_splits(&p2) == 1);
     /* On an idle GPU a short sequence splits, but only while that shortens the longest split: 200
      * tokens are 13 tiles of 16; 7 splits already make the longest 2 tiles, and 8 to 12 splits would
      * leave it at 2 tiles while adding partials, so 7. One tile never splits. */
     int32_t shortl = 200, one_tile = 16;
-    mb_plan_params_t p3 = { 1, 1, 1, &shortl, 0, 16, 16, 528, 0, 0, 0 };
+    mb_plan_params_t p3 = { 1, 1, 1, &shortl, 0, 16, 16, 528, 0, 0, 0, 0 };
     CHECK(mb_auto_splits(&p3) == 7);
-    mb_plan_params_t p4 = { 1, 1, 1, &one_tile, 0, 16, 16, 528, 0, 0, 0 };
+    mb_plan_params_t p4 = { 1, 1, 1, &one_tile, 0, 16, 16, 528, 0, 0, 0, 0 };
     CHECK(mb_auto_splits(&p4) == 1);
 }
 
-/* Auto's even plan (build_even) with sm90's unit costs on the H200's 132 CTAs: mixed-mla's eight shapes,
- * where equal splits already give each CTA one unit, keep their equal plans (the device tables stay
- * valid); 200 batches of 64 rows, where equal splits gave a CTA 20 units, get at most 3 a CTA and a
- * lower modelled cost. And the checkers see a dropped token and a swapped slot in an even plan. */
+/* Auto with sm90's costs on the H200's 132 CTAs: mixed-mla's eight shapes keep the plans they had
+ * (the device tables stay valid); 200 batches of 64 rows, where equal splits gave a CTA 20 units, get
+ * an even plan of at most 3 a CTA. And the checkers see a dropped token and a swapped slot in it. */
 static void test_even_plan(void)
 {
     static const int mixed[8][4] = { { 4, 1, 32, 1024 }, { 4, 4, 32, 8192 }, { 32, 1, 16, 8192 }, { 32, 4, 16, 1024 },
@@ -591,15 +590,28 @@ static void test_even_plan(void)
         int rows = mixed[i][1] * mixed[i][2];
         for (int b = 0; b < mixed[i][0]; b++) lens[b] = mixed[i][3];
         mb_plan_params_t p = { mixed[i][0], mixed[i][1], mixed[i][2], lens, 0, 64, 64, 132, 0, 0,
-                               rows <= 16 ? 12 : rows <= 32 ? 75 : 300 };
-        mb_plan_t pl;
-        CHECK(mb_plan_build(&p, &pl) == 0);
-        CHECKF(!is_even_plan(&p, &pl), "mixed-mla shape %d got an even plan", i);
+                               rows <= 16 ? 12 : rows <= 32 ? 75 : 300, rows <= 16 ? 100 : 0 }, q = p;
+        q.unit_overhead = q.dram_ctas = 0;
+        mb_plan_t pl, old;
+        CHECK(mb_plan_build(&p, &pl) == 0 && mb_plan_build(&q, &old) == 0);
+        CHECKF(pl.id == old.id, "mixed-mla shape %d: the kernel's costs changed its plan", i);
         mb_plan_free(&pl);
+        mb_plan_free(&old);
     }
-    for (int b = 0; b < 200; b++) lens[b] = 8192;
-    mb_plan_params_t p = { 200, 4, 16, lens, 0, 64, 64, 132, 0, 0, 300 };
+    /* Where the sweep of configs/uneven.json found an equal split best, auto takes it: b100-q1-kv8192-h16
+     * unsplit (DRAM-bound: 100 CTAs already read at DRAM's rate) and b20-q4-kv8192-h32 at 3 splits. */
+    for (int b = 0; b < 100; b++) lens[b] = 8192;
+    mb_plan_params_t pd = { 100, 1, 16, lens, 0, 64, 64, 132, 0, 0, 12, 100 };
     mb_plan_t pl;
+    CHECK(mb_plan_build(&pd, &pl) == 0);
+    CHECKF(!pl.even && pl.splits_max == 1, "b100-q1: even %d, %d splits", pl.even, pl.splits_max);
+    mb_plan_free(&pl);
+    mb_plan_params_t pc = { 20, 4, 32, lens, 0, 64, 64, 132, 0, 0, 300, 0 };
+    CHECK(mb_plan_build(&pc, &pl) == 0);
+    CHECKF(!pl.even && pl.splits_max == 3, "b20-q4-h32: even %d, %d splits", pl.even, pl.splits_max);
+    mb_plan_free(&pl);
+    for (int b = 0; b < 200; b++) lens[b] = 8192;
+    mb_plan_params_t p = { 200, 4, 16, lens, 0, 64, 64, 132, 0, 0, 300, 0 };
     CHECK(mb_plan_build(&p, &pl) == 0);
     CHECK(is_even_plan(&p, &pl));
     int most = 0;
@@ -631,7 +643,7 @@ static void test_even_plan(void)
 static void test_checker_catches_mutations(void)
 {
     int32_t lens[3] = { 100, 300, 17 };
-    mb_plan_params_t p = { 3, 2, 20, lens, 4, 16, 16, 7, MB_FAULT_NONE, 0, 0 };
+    mb_plan_params_t p = { 3, 2, 20, lens, 4, 16, 16, 7, MB_FAULT_NONE, 0, 0, 0 };
     enum { NMUT = 10 };
     for (int m = 0; m < NMUT; m++) {
         mb_plan_t pl;
@@ -889,7 +901,7 @@ static void test_replay_matches_direct(void)
         { 1, 2, 12, 7, 7, { 63 } },
     };
     rng_state = 0x853c49e6748fea9bull;
-    int shapes = 0, evens = 0, extra = 48;
+    int shapes = 0, evens = 0, extra = 96;
     for (int i = 0; i < (int)(sizeof cs / sizeof cs[0]) + extra; i++) {
         replay_in_t in = { 0 };
         int splits, ctas;
@@ -908,7 +920,7 @@ static void test_replay_matches_direct(void)
         for (int b = 0; b < in.batch; b++) CHECK(in.lens[b] <= REPLAY_MAX_LEN);
         make_inputs(&in, 1000 + (uint64_t)i);
         mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, splits, 16, 16, ctas, MB_FAULT_NONE, 0,
-                               splits ? 0 : 12 };
+                               splits ? 0 : 12, 0 };
         mb_plan_t pl;
         CHECK(mb_plan_build(&p, &pl) == 0);
         evens += is_even_plan(&p, &pl);
@@ -934,7 +946,7 @@ static void test_replay_detects_split_shift(void)
     /* Non-causal so every row sees the doubled token; 100 tokens in 4 splits: a boundary exists. */
     replay_in_t in = { .batch = 2, .q_len = 2, .heads = 9, .fnuz = 0, .lens = { 100, 63 } };
     make_inputs(&in, 77);
-    mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, 4, 16, 16, 7, MB_FAULT_SPLIT_SHIFT, 0, 0 };
+    mb_plan_params_t p = { in.batch, in.q_len, in.heads, in.lens, 4, 16, 16, 7, MB_FAULT_SPLIT_SHIFT, 0, 0, 0 };
     mb_plan_t pl;
     CHECK(mb_plan_build(&p, &pl) == 0);
     int64_t nrows = (int64_t)in.qo[in.batch] * in.heads;
@@ -959,7 +971,7 @@ static void test_replay_detects_split_shift(void)
 static void test_plan_same_for_any_page_size(void)
 {
     int32_t lens[5] = { 17, 1000, 48, 4097, 1 };
-    mb_plan_params_t p = { 5, 2, 32, lens, 0, 16, 16, 132, MB_FAULT_NONE, 0, 0 };
+    mb_plan_params_t p = { 5, 2, 32, lens, 0, 16, 16, 132, MB_FAULT_NONE, 0, 0, 0 };
     mb_plan_t flat, paged;
     CHECK(mb_plan_build(&p, &flat) == 0);
     static const int sizes[] = { 1, 16, 48, 64, 4096 };
