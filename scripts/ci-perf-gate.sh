@@ -9,7 +9,8 @@
 #   Environment: ARTIFACTS (default artifacts/perf-gate), MAX_REGRESSION (default 5%),
 #                CONFIRM (default 1: a regression must show again in a second run; 0 to trust one run),
 #                SKIP_MAKE (1: use the build/ already there, e.g. built by an earlier step or carried to
-#                a machine without the build's dependencies).
+#                a machine without the build's dependencies), MLA_BENCH (the binary, default
+#                ./build/mla-bench; the host tests give a stand-in to check the confirmation logic).
 #
 # Why a second run: one process's run can read a case a few percent slow on its own, every sample of
 # it (the recorded A/A pair results/h200/gate/aa-*.json has b32-q4-kv1024 graph 26.4 against 28.1 us,
@@ -25,26 +26,27 @@ BASELINE=${2:-results/h200/sm90/mixed-mla.json}
 ARTIFACTS=${ARTIFACTS:-artifacts/perf-gate}
 MAX_REGRESSION=${MAX_REGRESSION:-5%}
 CONFIRM=${CONFIRM:-1}
+BIN=${MLA_BENCH:-./build/mla-bench}
 
 [ "${SKIP_MAKE:-0}" = 1 ] || make -j"$(nproc)"
 mkdir -p "$ARTIFACTS"
-./build/mla-bench info | tee "$ARTIFACTS/info.txt"
+"$BIN" info | tee "$ARTIFACTS/info.txt"
 set +e
-./build/mla-bench run --quiet --plot --out "$ARTIFACTS" --baseline "$BASELINE" \
+"$BIN" run --quiet --plot --out "$ARTIFACTS" --baseline "$BASELINE" \
     --max-regression "$MAX_REGRESSION" "$CONFIG" 2>&1 | tee "$ARTIFACTS/gate.txt"
 rc=${PIPESTATUS[0]}
 runs="in one run (CONFIRM=0)"
 if [ "$rc" -eq 3 ] && [ "$CONFIRM" = 1 ]; then
     runs="in both runs"
     echo "perf gate: a regression in the first run; confirming with a second run"
-    ./build/mla-bench run --quiet --out "$ARTIFACTS/confirm" --baseline "$BASELINE" \
+    "$BIN" run --quiet --out "$ARTIFACTS/confirm" --baseline "$BASELINE" \
         --max-regression "$MAX_REGRESSION" "$CONFIG" 2>&1 | tee "$ARTIFACTS/confirm.txt"
     rc=${PIPESTATUS[0]}
     [ "$rc" -eq 0 ] && echo "perf gate: the second run shows no regression: the first run's was noise (kept in gate.txt)"
 fi
 set -e
 stem=$(basename "$CONFIG" .json)
-./build/mla-bench compare --quiet --max-regression "$MAX_REGRESSION" --json "$ARTIFACTS/compare.json" --plot \
+"$BIN" compare --quiet --max-regression "$MAX_REGRESSION" --json "$ARTIFACTS/compare.json" --plot \
     "$BASELINE" "$ARTIFACTS/$stem.json" > /dev/null 2>&1 || true
 case $rc in
     0) echo "perf gate: no regression against $BASELINE" ;;

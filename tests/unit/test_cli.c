@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "unit.h"
 
@@ -103,6 +104,60 @@ static void gate_on_recorded_pairs(void)
     CHECK(mb("run --baseline results/h200/gate/aa-1.json configs/smoke.json configs/mixed-mla.json") == 2);
 }
 
+/* scripts/ci-perf-gate.sh's own logic, with a stand-in for the binary (no GPU here): `run` exits with
+ * the next code of FAKE_RCS and counts its calls. A regression must show in a second run before the
+ * gate fails (CONFIRM=1, the default); one run suffices with CONFIRM=0; a failed check or a clean run
+ * takes no second run. */
+static int gate_script(const char *dir, const char *env, const char *rcs, int *runs)
+{
+    char cmd[1024], path[600];
+    snprintf(path, sizeof path, "%s/n", dir);
+    remove(path);
+    snprintf(cmd, sizeof cmd, "FAKE_DIR=%s FAKE_RCS='%s' MLA_BENCH=%s/fake-mla-bench SKIP_MAKE=1 ARTIFACTS=%s/art %s "
+             "bash scripts/ci-perf-gate.sh 2>&1", dir, rcs, dir, dir, env);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    int st = p ? pclose(p) : -1;
+    FILE *f = fopen(path, "r");
+    *runs = 0;
+    if (f) {
+        if (fscanf(f, "%d", runs) != 1) *runs = -1;
+        fclose(f);
+    }
+    return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void perf_gate_confirms(void)
+{
+    char dir[] = "/tmp/mb-gate-XXXXXX", path[600];
+    if (!mkdtemp(dir)) { CHECKF(0, "mkdtemp"); return; }
+    snprintf(path, sizeof path, "%s/fake-mla-bench", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("#!/bin/sh\n"
+          "case $1 in\n"
+          "info) echo 'stand-in device' ;;\n"
+          "run) n=$(($(cat \"$FAKE_DIR/n\" 2>/dev/null || echo 0) + 1)); echo $n > \"$FAKE_DIR/n\"\n"
+          "     rc=$(echo $FAKE_RCS | cut -d' ' -f$n); echo \"stand-in run $n: exit $rc\"; exit ${rc:-9} ;;\n"
+          "esac\n"
+          "exit 0\n", f);
+    fclose(f);
+    chmod(path, 0755);
+    int runs;
+    CHECKF(gate_script(dir, "", "3 0", &runs) == 0 && runs == 2 && strstr(out, "the second run shows no regression"),
+           "noise: runs %d\n%s", runs, out);
+    CHECKF(gate_script(dir, "", "3 3", &runs) == 3 && runs == 2 && strstr(out, "REGRESSION") && strstr(out, "in both runs"),
+           "regression: runs %d\n%s", runs, out);
+    CHECKF(gate_script(dir, "CONFIRM=0", "3", &runs) == 3 && runs == 1 && strstr(out, "in one run"),
+           "one run: runs %d\n%s", runs, out);
+    CHECKF(gate_script(dir, "", "1", &runs) == 1 && runs == 1 && strstr(out, "FAILED"), "failed check: runs %d\n%s", runs, out);
+    CHECKF(gate_script(dir, "", "0", &runs) == 0 && runs == 1 && strstr(out, "no regression against"),
+           "clean: runs %d\n%s", runs, out);
+    unit_remove_tree(dir);
+}
+
 void suite_cli(void)
 {
     RUN(help_and_version);
@@ -110,4 +165,5 @@ void suite_cli(void)
     RUN(option_parsing);
     RUN(run_without_gpu);
     RUN(gate_on_recorded_pairs);
+    RUN(perf_gate_confirms);
 }
