@@ -208,12 +208,9 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
     /* With the fused cast the last stages of the ring hold bf16 Q until it is cast (stage_q). */
     const int early = a.q_src_cast ? S - pc_q_stages<N>() : S;
     auto issue_first = [&](int from, int to) {
-        if (threadIdx.x == 0)
-            for (int s = from; s < to && s < ntiles; s++) {
-                const uint32_t c = (seq0 + s) % S;
-                pc_issue(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE);
-                s9_stamp(seq0 + s, S9T_ISSUE);
-            }
+        issue_first_wave<S>(from, to, ntiles, seq0, [&](int s, uint32_t c) {
+            pc_issue(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE);
+        });
     };
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_UNIT);
     /* Q's loads go out first and the first tile's copy right behind them, the rest of the first wave

@@ -194,6 +194,19 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
     rs_store_pairs(a, u, r0, d0, each_pair);
 }
 
+/* Thread 0 issues tiles [from, to) of a unit's ntiles by `one(tile, stage)`, stamping each: the first
+ * wave of the rows-split walkers (here and sm90_unit_pc.h), which each give their own copy (a call to
+ * issue_tile in the 64-row roles would make ptxas ignore setmaxnreg, C7507). */
+template <int S, class IssueOne>
+__device__ __forceinline__ void issue_first_wave(int from, int to, int ntiles, uint32_t seq0, IssueOne &&one)
+{
+    if (threadIdx.x == 0)
+        for (int s = from; s < to && s < ntiles; s++) {
+            one(s, (seq0 + s) % S);
+            s9_stamp(seq0 + s, S9T_ISSUE);
+        }
+}
+
 template <int N>
 __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
                             const unit_scales sc, uint32_t &seq)
@@ -214,12 +227,9 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
      * (v96): in the unit's first wave every CTA asks for its tiles at once, and Q, on which the first
      * scores wait, landed behind them (v68: one more tile in that wave, +3 to +6 %). */
     auto issue = [&](int from, int to) {
-        if (threadIdx.x == 0)
-            for (int s = from; s < to && s < ntiles; s++) {
-                const uint32_t c = (seq0 + s) % S;
-                issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
-                s9_stamp(seq0 + s, S9T_ISSUE);
-            }
+        issue_first_wave<S>(from, to, ntiles, seq0, [&](int s, uint32_t c) {
+            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
+        });
     };
     if (a.q_src_cast) {
         cast_q_global<N>(sm.q, a, qrow0, rows, [&] { issue(0, 1); });
