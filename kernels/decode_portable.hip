@@ -147,7 +147,7 @@ __device__ static void unit_run(pt_smem &sm, const mb_decode_args_t &a, const mb
             *(uint2 *)o = pk;
         } else {
             int64_t prow = (int64_t)u.partial * a.rows_per_unit + r;
-            *(float4 *)(a.partial_o + prow * MB_DV + d) =
+            *(float4 *)((float *)a.partial_o + prow * MB_DV + d) =   /* fp32 (partials_f16 0) */
                 make_float4(acc[r][0] * inv, acc[r][1] * inv, acc[r][2] * inv, acc[r][3] * inv);
             if (threadIdx.x == 0) a.partial_lse[prow] = l[r] > 0.0f ? m[r] + log2f(l[r]) : -INFINITY;
         }
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(PT_THREADS) decode_portable_kernel(mb_decode_a
 
 extern "C" mb_kernel_info_t mb_portable_info(void)
 {
-    mb_kernel_info_t k = { "portable", mb_launch_decode_portable, PT_ROWS, PT_TILE, MB_FP8_FNUZ, 0, "portable", 1, NULL, NULL, NULL };
+    mb_kernel_info_t k = { "portable", mb_launch_decode_portable, PT_ROWS, PT_TILE, MB_FP8_FNUZ, 0, "portable", 1, NULL, NULL, NULL, NULL };
     return k;
 }
 

@@ -458,11 +458,19 @@ static int s9_dram_ctas(int rows)
     return rows <= S9_PP_ROWS ? 100 : 0;
 }
 
+/* The rows-split walkers (32 and 64 rows, TMA tiles: rs_store_pairs) store f16 partials; the 16-row
+ * walker and the paged one (store_unit) keep fp32, since any change to store_unit redrew the 16-row
+ * tile loop (+1.4 us on b32-q1-8k's decode, v108). */
+static int s9_partials_f16(int rows, int whole_tile)
+{
+    return rows > S9_PP_ROWS && whole_tile;
+}
+
 extern "C" mb_kernel_info_t mb_sm90_info(void)
 {
     /* Tuning id "sm90-wgmma": the file's "sm90/..." entries were swept on the earlier mma.sync kernel. */
     mb_kernel_info_t k = { "sm90", mb_launch_decode_sm90, S9_MAX_ROWS, S9_TILE, 0, 1, "sm90-wgmma", 0, mb_sm90_describe_kv,
-                           s9_unit_overhead, s9_dram_ctas };
+                           s9_unit_overhead, s9_dram_ctas, s9_partials_f16 };
     return k;
 }
 #endif

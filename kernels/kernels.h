@@ -67,7 +67,8 @@ typedef struct mb_decode_args {
     int num_ctas, num_units;
     int heads, q_len, causal;
     int rows_per_unit;           /* row stride of a partial slot */
-    float *partial_o;            /* [slots][rows_per_unit][512], normalised */
+    void *partial_o;             /* [slots][rows_per_unit][512], normalised: fp32, or f16 for a kernel
+                                  * whose info says partials_f16 */
     float *partial_lse;          /* [slots][rows_per_unit], log2(sum exp2) + max, -inf if empty */
     uint16_t *out;               /* bf16 [total_q][heads][512] */
     int fault;                   /* MB_FAULT_*: planted bugs for negative tests, 0 in normal runs */
@@ -79,8 +80,10 @@ typedef struct mb_combine_args {
     int num_reduce, rows_per_unit, heads;
     int splits_max;              /* most partial slots a reduce entry has: sizes the combine's batches of loads */
     const int32_t *qo_indptr;
-    const float *partial_o, *partial_lse;
+    const void *partial_o;       /* fp32, or f16 (partials_f16) */
+    const float *partial_lse;
     uint16_t *out;
+    int partials_f16;
 } mb_combine_args_t;
 
 /* Planted bugs, selected only by tests (mla-bench run --inject-fault), each one a plausible real bug. */
@@ -112,6 +115,10 @@ typedef struct mb_kernel_info {
     /* NULL, or how many CTAs already saturate DRAM with units of `rows` rows (0: the kernel is not bound
      * by DRAM there): mb_plan_params_t.dram_ctas. */
     int (*dram_ctas)(int rows);
+    /* NULL, or whether units of `rows` rows (on a cache whose tiles are whole runs, whole_tile) write
+     * their partial rows in f16 rather than fp32: half the bytes the decode writes and the combine
+     * reads; f16's rounding (2^-11) is a quarter of the bf16 output's. */
+    int (*partials_f16)(int rows, int whole_tile);
 } mb_kernel_info_t;
 
 mb_kernel_info_t mb_portable_info(void);

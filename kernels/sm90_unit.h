@@ -612,7 +612,7 @@ __device__ __forceinline__ void store_unit(const float *ob, const float *row_m, 
         int64_t slot = (int64_t)u.partial * a.rows_per_unit;
         for (int i = threadIdx.x; i < rows * (MB_DV / 4); i += S9_THREADS) {
             int r = i / (MB_DV / 4), d = 4 * (i % (MB_DV / 4));
-            *(float4 *)&a.partial_o[(slot + r) * MB_DV + d] = *(const float4 *)&ob[r * S9_OS + d];
+            *(float4 *)&((float *)a.partial_o)[(slot + r) * MB_DV + d] = *(const float4 *)&ob[r * S9_OS + d];   /* fp32: s9_partials_f16 */
         }
         for (int r = threadIdx.x; r < rows; r += S9_THREADS)
             a.partial_lse[slot + r] = row_l[r] > 0.0f ? row_m[r] + log2_ftz(row_l[r]) : -INFINITY;

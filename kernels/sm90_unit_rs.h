@@ -75,10 +75,10 @@ __device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t
 /* A unit's rows leave straight from the registers, normalised (the V scale applied once, there):
  * each_pair(store) calls store(r, d, x, y) for each of the thread's value pairs, row r0 + r, dims d0 +
  * d and d0 + d + 1 of the unit; as bf16 output where the unit covers its batch's whole KV range, else
- * as fp32 partials for the combine. A warp stores 4 rows x 16 dims a pair of registers, 64 contiguous
- * bytes a row as fp32 partials, 32 as bf16 output, whole sectors. (v33-v43 staged the rows in shared
- * memory for 128-bit stores, behind two CTA barriers: in v41+v42's b32-q4-1k profile the unit's end
- * took 23 % of its samples, its stores stalled on the staged loads.) */
+ * as f16 partials for the combine (v108c: half the bytes of fp32 ones; b32-q4-1k's call -11 %). A warp stores 4 rows x 16 dims a pair of registers, 32 contiguous bytes a row,
+ * whole sectors. (v33-v43 staged the rows in shared memory for 128-bit stores, behind two CTA
+ * barriers: in v41+v42's b32-q4-1k profile the unit's end took 23 % of its samples, its stores
+ * stalled on the staged loads.) */
 template <class EachPair>
 __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const mb_work_t u, int r0, int d0, EachPair &&each_pair)
 {
@@ -88,8 +88,8 @@ __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const 
             *(uint32_t *)(dst + r * MB_DV + d) = (uint32_t)mb_f32_to_bf16(x) | ((uint32_t)mb_f32_to_bf16(y) << 16);
         });
     } else {
-        float *dst = a.partial_o + ((int64_t)u.partial * a.rows_per_unit + r0) * MB_DV + d0;
-        each_pair([&](int r, int d, float x, float y) { *(float2 *)(dst + r * MB_DV + d) = make_float2(x, y); });
+        uint16_t *dst = (uint16_t *)a.partial_o + ((int64_t)u.partial * a.rows_per_unit + r0) * MB_DV + d0;
+        each_pair([&](int r, int d, float x, float y) { *(uint32_t *)(dst + r * MB_DV + d) = f16x2_of(x, y); });
     }
 }
 

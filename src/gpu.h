@@ -138,6 +138,14 @@ static inline cudaError_t mb_launch_after(void (*k)(P...), dim3 grid, dim3 block
 #  endif
 #endif
 
+/* Whether device code converts f16 to float by one instruction (PTX cvt.f32.f16); elsewhere
+ * common.h uses the exact bit conversion of numeric.h. */
+#if defined(MB_GPU_AMD) || defined(__HIP_PLATFORM_AMD__)
+#  define MB_CVT_F16_PTX 0
+#else
+#  define MB_CVT_F16_PTX 1
+#endif
+
 /* Physical warp width for launch bounds and tile sizes in kernels that need it (64 on CDNA/GCN). The
  * portable kernels reduce through shared memory and never depend on it. */
 #if defined(__AMDGCN_WAVEFRONT_SIZE)

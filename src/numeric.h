@@ -63,6 +63,16 @@ MB_HD uint8_t mb_f32_to_fp8(float f, int fnuz)
 
 MB_HD float mb_bf16_to_f32(uint16_t h) { return mb_bits_f32((uint32_t)h << 16); }
 
+/* IEEE half (f16) to float, exactly: the combine reads sm90's f16 partials (mb_kernel_info_t.partials_f16)
+ * with it, in code that any HIP target compiles. */
+MB_HD float mb_f16_to_f32(uint16_t h)
+{
+    const uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1fu) return mb_bits_f32(s | 0x7f800000u | (m << 13));          /* inf, nan */
+    if (e == 0) return mb_bits_f32(s | mb_f32_bits((float)m * 5.9604644775390625e-8f));   /* m x 2^-24 */
+    return mb_bits_f32(s | ((e + 112) << 23) | (m << 13));
+}
+
 MB_HD uint16_t mb_f32_to_bf16(float f)
 {
     uint32_t u = mb_f32_bits(f);

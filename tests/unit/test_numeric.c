@@ -218,6 +218,26 @@ static void test_fp8_nearest_random(void)
     }
 }
 
+/* Every f16 code against the format's definition, by ldexp: (-1)^s 2^(e-15) (1 + m/1024), subnormals
+ * 2^-14 m/1024, e = 31 infinities and NaNs. */
+static void test_f16_decode_all_codes(void)
+{
+    int bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        const int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+        const float got = mb_f16_to_f32((uint16_t)h);
+        if (e == 31) {
+            bad += m ? !isnan(got) : !(isinf(got) && (got < 0) == s);
+            continue;
+        }
+        const double want = (s ? -1.0 : 1.0) * (e ? ldexp(1.0 + m / 1024.0, e - 15) : ldexp(m / 1024.0, -14));
+        bad += got != (float)want || (signbit(got) != 0) != s;
+    }
+    CHECKF(bad == 0, "%d codes decode wrong", bad);
+    CHECK(mb_f16_to_f32(0x3c00) == 1.0f && mb_f16_to_f32(0xc000) == -2.0f && mb_f16_to_f32(0x7bff) == 65504.0f);
+    CHECK(mb_f16_to_f32(0x0001) == ldexpf(1.0f, -24) && signbit(mb_f16_to_f32(0x8000)));
+}
+
 static void test_bf16(void)
 {
     CHECK(mb_f32_to_bf16(mb_bits_f32(0x3f808000u)) == 0x3f80);   /* tie, even stays */
@@ -360,6 +380,7 @@ void suite_numeric(void)
     RUN(test_fp8_ties_and_neighbours);
     RUN(test_fp8_saturation_nan_tiny);
     RUN(test_fp8_nearest_random);
+    RUN(test_f16_decode_all_codes);
     RUN(test_bf16);
     RUN(test_rng_known_answers);
     RUN(test_rng_normal_moments);
