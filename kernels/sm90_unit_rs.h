@@ -75,10 +75,11 @@ __device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t
 /* A unit's rows leave straight from the registers, normalised (the V scale applied once, there):
  * each_pair(store) calls store(r, d, x, y) for each of the thread's value pairs, row r0 + r, dims d0 +
  * d and d0 + d + 1 of the unit; as bf16 output where the unit covers its batch's whole KV range, else
- * as f16 partials for the combine (v108c: half the bytes of fp32 ones; b32-q4-1k's call -11 %). A warp stores 4 rows x 16 dims a pair of registers, 32 contiguous bytes a row,
- * whole sectors. (v33-v43 staged the rows in shared memory for 128-bit stores, behind two CTA
- * barriers: in v41+v42's b32-q4-1k profile the unit's end took 23 % of its samples, its stores
- * stalled on the staged loads.) */
+ * as f16 partials for the combine (v108c: half the bytes of fp32 ones; b32-q4-1k's call -11 %). A
+ * warp stores 4 rows x 16 dims a pair of registers, 32 contiguous bytes a row, whole sectors.
+ * (v33-v43 staged the rows in shared memory for 128-bit stores, behind two CTA barriers: in
+ * v41+v42's b32-q4-1k profile the unit's end took 23 % of its samples, its stores stalled on the
+ * staged loads.) */
 template <class EachPair>
 __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const mb_work_t u, int r0, int d0, EachPair &&each_pair)
 {
