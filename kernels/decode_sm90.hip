@@ -402,12 +402,19 @@ static hipError_t s9_trace_end(hipStream_t s, const char *path)
 }
 #endif
 
+/* Whether units of `rows` rows are walked by the rows-split walkers (sm90_unit_rs.h, sm90_unit_pc.h),
+ * which need TMA tiles; the launch and the partials' format (s9_partials_f16) both ask this. */
+static bool s9_rows_split(int rows, int whole_tile)
+{
+    return rows > S9_PP_ROWS && whole_tile;
+}
+
 /* The kernel for the unit's rows (and whether tiles come by TMA), launched. */
 static hipError_t s9_dispatch(const mb_decode_args_t *a, hipStream_t s)
 {
     const int rows = a->heads * a->q_len;
-    const bool rs = a->kv_map.whole_tile;   /* the rows-split walker needs TMA tiles (sm90_unit_rs.h) */
-    if (rows <= 16) s9_launch<16, false>(a, s);
+    const bool rs = s9_rows_split(rows, a->kv_map.whole_tile);
+    if (rows <= S9_PP_ROWS) s9_launch<16, false>(a, s);
     else if (rows <= 32) rs ? s9_launch<32, true>(a, s) : s9_launch<32, false>(a, s);
     else rs ? s9_launch<64, true>(a, s) : s9_launch<64, false>(a, s);
     return MB_LAUNCH_RESULT();
@@ -463,7 +470,7 @@ static int s9_dram_ctas(int rows)
  * tile loop (+1.4 us on b32-q1-8k's decode, v108). */
 static int s9_partials_f16(int rows, int whole_tile)
 {
-    return rows > S9_PP_ROWS && whole_tile;
+    return s9_rows_split(rows, whole_tile);
 }
 
 extern "C" mb_kernel_info_t mb_sm90_info(void)

@@ -18,7 +18,9 @@ int64_t mb_unit_cost(const mb_work_t *u) { return (int64_t)(u->kv_end - u->kv_be
  * shape hurt by short splits: results/NOTES.md.) */
 #define AUTO_MAX_SPLITS 64
 
-/* A partial unit's fp32 rows, written and then read back by the combine, in KV tokens of the same bytes. */
+/* A partial unit's fp32 rows, written and then read back by the combine, in KV tokens of the same bytes.
+ * (sm90's rows-split walkers store f16 partials since v108c, half this; the model was measured and its
+ * choices checked against the sweep with fp32's, so it stays until the uneven shapes are swept again.) */
 static int64_t partial_tokens(int rows) { return (int64_t)rows * MB_DV * 4 * 2 / MB_DK; }
 
 /* A plan's time in the kernel's cost model: its busiest CTA, but no less than its whole work shared by
@@ -156,6 +158,15 @@ static void shift_first_boundary(mb_plan_t *pl)
     }
 }
 
+/* A unit in the kernel's cost model: its tokens, the kernel's overhead a unit and, as a partial, its
+ * rows' traffic. */
+static int64_t model_unit_cost(const mb_plan_params_t *p, const mb_work_t *u, int as_partial)
+{
+    return (int64_t)(u->kv_end - u->kv_begin) + p->unit_overhead + (as_partial ? partial_tokens(u->row_end - u->row_begin) : 0);
+}
+
+int64_t mb_even_unit_cost(const mb_plan_params_t *p, const mb_work_t *u) { return model_unit_cost(p, u, 1); }
+
 /* "auto" for kernels that state their cost of a unit (mb_plan_params_t.unit_overhead): the row groups'
  * token streams, batch after batch, cut into at most max_ctas contiguous CTA shares of equal cost
  * (tokens plus the overhead a unit), cuts on tile boundaries, so a stream cut by a share's end becomes
@@ -165,12 +176,6 @@ static void shift_first_boundary(mb_plan_t *pl)
  * fits is found by binary search; a share holding load takes another unit only if at least one tile
  * fits after its overhead. */
 typedef struct { int b, grp, k0, k1, cta; } piece_t;
-
-
-int64_t mb_even_unit_cost(const mb_plan_params_t *p, const mb_work_t *u)
-{
-    return (int64_t)(u->kv_end - u->kv_begin) + p->unit_overhead + partial_tokens(u->row_end - u->row_begin);
-}
 
 /* Packs the streams under capacity cap; fills out (when given) and returns the pieces, else the CTAs.
  * A piece is costed as a partial unit: most pieces of a plan with cuts are. */
@@ -247,11 +252,8 @@ static int64_t model_cost(const mb_plan_params_t *p, const mb_plan_t *pl)
     int64_t most = 0, total = 0;
     for (int c = 0; c < pl->num_ctas; c++) {
         int64_t cost = 0;
-        for (int u = pl->work_indptr[c]; u < pl->work_indptr[c + 1]; u++) {
-            const mb_work_t *w = &pl->work[u];
-            cost += (w->kv_end - w->kv_begin) + p->unit_overhead;
-            if (w->partial >= 0) cost += partial_tokens(w->row_end - w->row_begin);
-        }
+        for (int u = pl->work_indptr[c]; u < pl->work_indptr[c + 1]; u++)
+            cost += model_unit_cost(p, &pl->work[u], pl->work[u].partial >= 0);
         if (cost > most) most = cost;
         total += cost;
     }

@@ -143,10 +143,6 @@ static int coverage_violations(const mb_plan_params_t *p, const mb_plan_t *pl)
     return violations;
 }
 
-/* Everything else the kernels and the combine rely on. splits_eff is the split count the plan was
- * asked for (the auto count resolved). Returns the violations. */
-static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int splits_eff);
-
 /* Whether p's plan is auto's even plan (plan.c, build_even): batches cut unevenly, so the equal
  * splits' own checks (equal chunks, as many splits in every row group, no more than asked) do not
  * apply. Only auto, with a kernel's unit cost, may make one. */
@@ -159,10 +155,12 @@ static int is_even_plan(const mb_plan_params_t *p, const mb_plan_t *pl)
     return pl->even;
 }
 
+/* Everything else the kernels and the combine rely on. splits_eff is the split count the plan was
+ * asked for (the auto count resolved). Returns the violations. */
 static int plan_violations(const mb_plan_params_t *p, const mb_plan_t *pl, int splits_eff)
 {
-    const int even = is_even_plan(p, pl) != 0;
-    if (is_even_plan(p, pl) < 0) return 1;
+    const int even = is_even_plan(p, pl);
+    if (even < 0) return 1;
     int violations = 0, rows = p->q_len * p->heads, rpu = p->rows_per_unit, gran = p->kv_granularity;
     int64_t kv = 0;
     for (int b = 0; b <= p->batch; b++) {
