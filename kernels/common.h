@@ -34,6 +34,19 @@ __device__ __forceinline__ float mb_f16_to_f32_dev(uint16_t h)
 #endif
 }
 
+/* Two floats as one bf16x2 word (lo in the low half), rounded to nearest even as mb_f32_to_bf16 is: one
+ * cvt where the vendor header says so, against ~14 instructions of bit arithmetic. */
+__device__ __forceinline__ uint32_t mb_bf16x2_dev(float lo, float hi)
+{
+#if MB_CVT_F16_PTX
+    uint32_t d;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+#else
+    return (uint32_t)mb_f32_to_bf16(lo) | ((uint32_t)mb_f32_to_bf16(hi) << 16);
+#endif
+}
+
 /* Cache row of logical token t of batch b (see mb_pages_t). */
 __device__ __forceinline__ int64_t mb_kv_row(const mb_pages_t &p, const int32_t *kv_indptr, int b, int64_t t)
 {

@@ -138,8 +138,8 @@ static inline cudaError_t mb_launch_after(void (*k)(P...), dim3 grid, dim3 block
 #  endif
 #endif
 
-/* Whether device code converts f16 to float by one instruction (PTX cvt.f32.f16); elsewhere
- * common.h uses the exact bit conversion of numeric.h. */
+/* Whether device code converts by single PTX instructions (cvt.f32.f16, cvt.rn.bf16x2.f32); elsewhere
+ * common.h uses the exact bit conversions of numeric.h. */
 #if defined(MB_GPU_AMD) || defined(__HIP_PLATFORM_AMD__)
 #  define MB_CVT_F16_PTX 0
 #else
