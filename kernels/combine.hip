@@ -1,16 +1,19 @@
 /* Merges the partial rows of split batches: o = sum_i w_i o_i / sum_i w_i with w_i = 2^(lse_i - max).
  * Batches that were not split wrote their output directly and have no reduce entry, so they cost
- * nothing here. One block per (reduce entry, row); a thread owns 8 value dims. Launched after the decode
+ * nothing here. One block per (reduce entry, row); a thread owns 8 or 4 value dims (cb_dims). Launched after the decode
  * with programmatic dependent launch where the GPU has it (gpu.h, mb_launch_after). It is bound by
  * latency, not bytes (4 MB in ~4.7 us on (4, 1, 1024, 32): results/NOTES.md, v31b), so what counts is
  * how many dependent DRAM trips a block makes. */
 #include "common.h"
 
-/* Eight value dims a thread (v112; four before): each split's weight, its exp2 and its sum's load serve
- * twice the dims. Nsight Compute had the four-dim combine of b32-q4-1k issue-bound while it ran (its
- * SMs 41 % busy computing, warps waiting a third of their time to be picked) at 1.6 TB/s of L2 hits. */
-#define CB_DIMS 8
-#define CB_THREADS (MB_DV / CB_DIMS)
+/* Value dims a thread: eight where a row has at most 4 splits (CHUNK 4), so that each split's weight,
+ * its exp2 and its sum's load serve twice the dims: Nsight Compute had the four-dim combine of b32-q4-1k
+ * issue-bound while it ran (its SMs 41 % busy computing, warps waiting a third of their time to be
+ * picked) at 1.6 TB/s of L2 hits, and eight took its call -3.0 %, b32-q1-1k's -4.1 % (v112). Rows of
+ * up to 16 splits keep four: their chains of loads are long and their grids small (b4-q1: 128 rows),
+ * where halving the threads cost +2.0 % (v112). */
+template <int CHUNK> __host__ __device__ constexpr int cb_dims() { return CHUNK <= 4 ? 8 : 4; }
+template <int CHUNK> __host__ __device__ constexpr int cb_threads() { return MB_DV / cb_dims<CHUNK>(); }
 
 /* CHUNK splits are fetched at once, their loads in flight together: one DRAM latency per CHUNK
  * splits. Their rows sit in registers, and the combine of many rows needs many resident blocks to
@@ -20,63 +23,79 @@
  * as stored and widened only after every load of the chunk is out: widened right behind each load
  * (v108b), the combine of b4-q1's 16 splits took 8.0 us against 5.3 for fp32 rows, and 5.2 when widened
  * after (v108c); the exact bit conversion instead of cvt.f32.f16 (v108) took it to 10.8. */
-template <bool F16> struct cb_piece { uint4 h; };
-template <> struct cb_piece<false> { float4 lo, hi; };
+template <bool F16, int DIMS> struct cb_piece;   /* DIMS 8: uint4 of f16 / 2 float4; DIMS 4: uint2 / float4 */
+template <> struct cb_piece<true, 8> { uint4 v; };
+template <> struct cb_piece<false, 8> { float4 lo, hi; };
+template <> struct cb_piece<true, 4> { uint2 v; };
+template <> struct cb_piece<false, 4> { float4 v; };
 
-template <bool F16> __device__ __forceinline__ cb_piece<F16> cb_load(const void *po, int64_t i, bool in)
+template <bool F16, int DIMS> __device__ __forceinline__ cb_piece<F16, DIMS> cb_load(const void *po, int64_t i, bool in)
 {
-    cb_piece<F16> p{};
+    cb_piece<F16, DIMS> p{};
     if (in) {
-        if constexpr (F16) {
-            p.h = *(const uint4 *)((const uint16_t *)po + i);
-        } else {
+        if constexpr (F16 && DIMS == 8) {
+            p.v = *(const uint4 *)((const uint16_t *)po + i);
+        } else if constexpr (F16) {
+            p.v = *(const uint2 *)((const uint16_t *)po + i);
+        } else if constexpr (DIMS == 8) {
             const float4 *q = (const float4 *)((const float *)po + i);
             p.lo = q[0];
             p.hi = q[1];
+        } else {
+            p.v = *(const float4 *)((const float *)po + i);
         }
     }
     return p;
 }
-__device__ __forceinline__ void cb_widen(const cb_piece<true> &p, float (&x)[CB_DIMS])
+__device__ __forceinline__ void cb_widen_f16x2(uint32_t w, float *x)
 {
-    const uint32_t w[4] = { p.h.x, p.h.y, p.h.z, p.h.w };
-#pragma unroll
-    for (int e = 0; e < 4; e++) {
-        x[2 * e] = mb_f16_to_f32_dev((uint16_t)w[e]);
-        x[2 * e + 1] = mb_f16_to_f32_dev((uint16_t)(w[e] >> 16));
-    }
+    x[0] = mb_f16_to_f32_dev((uint16_t)w);
+    x[1] = mb_f16_to_f32_dev((uint16_t)(w >> 16));
 }
-__device__ __forceinline__ void cb_widen(const cb_piece<false> &p, float (&x)[CB_DIMS])
+__device__ __forceinline__ void cb_widen(const cb_piece<true, 8> &p, float (&x)[8])
+{
+    cb_widen_f16x2(p.v.x, x); cb_widen_f16x2(p.v.y, x + 2); cb_widen_f16x2(p.v.z, x + 4); cb_widen_f16x2(p.v.w, x + 6);
+}
+__device__ __forceinline__ void cb_widen(const cb_piece<true, 4> &p, float (&x)[4])
+{
+    cb_widen_f16x2(p.v.x, x); cb_widen_f16x2(p.v.y, x + 2);
+}
+__device__ __forceinline__ void cb_widen(const cb_piece<false, 8> &p, float (&x)[8])
 {
     x[0] = p.lo.x; x[1] = p.lo.y; x[2] = p.lo.z; x[3] = p.lo.w;
     x[4] = p.hi.x; x[5] = p.hi.y; x[6] = p.hi.z; x[7] = p.hi.w;
 }
+__device__ __forceinline__ void cb_widen(const cb_piece<false, 4> &p, float (&x)[4])
+{
+    x[0] = p.v.x; x[1] = p.v.y; x[2] = p.v.z; x[3] = p.v.w;
+}
 
 template <int CHUNK, bool F16>
-__global__ void __launch_bounds__(CB_THREADS) combine_kernel(mb_combine_args_t a)
+__global__ void __launch_bounds__(cb_threads<CHUNK>()) combine_kernel(mb_combine_args_t a)
 {
+    constexpr int DIMS = cb_dims<CHUNK>();
     /* The reduce entry and the batch's row offset are the plan's, not the decode's output: fetched
      * before the wait, where the decode lets this grid start early (MB_START_DEPENDENTS). */
     const mb_reduce_t g = a.reduce[blockIdx.x];
-    const int r = blockIdx.y, d = CB_DIMS * threadIdx.x;
+    const int r = blockIdx.y, d = DIMS * threadIdx.x;
     if (g.row_begin + r >= g.row_end) return;
     const int64_t orow = (int64_t)a.qo_indptr[g.batch] * a.heads + g.row_begin + r;
     MB_WAIT_PREVIOUS_GRID();   /* the partials are complete after this */
     /* One pass, merged online a chunk at a time: each chunk's sums and rows are loaded together
      * (before v39 it read the sums, then the rows and the sums again, then the row offset: four
      * dependent DRAM latencies a call, where this has two). */
-    float mx = -INFINITY, wsum = 0.0f, acc[CB_DIMS];
+    float mx = -INFINITY, wsum = 0.0f, acc[DIMS];
 #pragma unroll
-    for (int e = 0; e < CB_DIMS; e++) acc[e] = 0.0f;
+    for (int e = 0; e < DIMS; e++) acc[e] = 0.0f;
     for (int s0 = g.slot_begin; s0 < g.slot_end; s0 += CHUNK) {
         float lse[CHUNK];
-        cb_piece<F16> o[CHUNK];
+        cb_piece<F16, DIMS> o[CHUNK];
 #pragma unroll
         for (int i = 0; i < CHUNK; i++) {
             const int64_t prow = (int64_t)(s0 + i) * a.rows_per_unit + r;
             const bool in = s0 + i < g.slot_end;
             lse[i] = in ? a.partial_lse[prow] : -INFINITY;
-            o[i] = cb_load<F16>(a.partial_o, prow * MB_DV + d, in);
+            o[i] = cb_load<F16, DIMS>(a.partial_o, prow * MB_DV + d, in);
         }
         float cm = mx;
 #pragma unroll
@@ -84,33 +103,39 @@ __global__ void __launch_bounds__(CB_THREADS) combine_kernel(mb_combine_args_t a
         if (cm == -INFINITY) continue;   /* no token in any split so far: nothing to add */
         const float keep = exp2f(mx - cm);   /* 0 while mx is -inf: acc and wsum are 0 then */
 #pragma unroll
-        for (int e = 0; e < CB_DIMS; e++) acc[e] *= keep;
+        for (int e = 0; e < DIMS; e++) acc[e] *= keep;
         wsum *= keep;
 #pragma unroll
         for (int i = 0; i < CHUNK; i++) {
             const float w = exp2f(lse[i] - cm);   /* 0 for an empty split (lse -inf), whose row is zeros */
-            float x[CB_DIMS];
+            float x[DIMS];
             cb_widen(o[i], x);
 #pragma unroll
-            for (int e = 0; e < CB_DIMS; e++) acc[e] += w * x[e];
+            for (int e = 0; e < DIMS; e++) acc[e] += w * x[e];
             wsum += w;
         }
         mx = cm;
     }
     const float inv = wsum > 0.0f ? 1.0f / wsum : 0.0f;   /* a row that saw no token in any split outputs zeros */
-    *(uint4 *)(a.out + orow * MB_DV + d) = make_uint4(mb_bf16x2_dev(acc[0] * inv, acc[1] * inv), mb_bf16x2_dev(acc[2] * inv, acc[3] * inv),
-                                                      mb_bf16x2_dev(acc[4] * inv, acc[5] * inv), mb_bf16x2_dev(acc[6] * inv, acc[7] * inv));
+    uint32_t w[DIMS / 2];
+#pragma unroll
+    for (int e = 0; e < DIMS / 2; e++) w[e] = mb_bf16x2_dev(acc[2 * e] * inv, acc[2 * e + 1] * inv);
+    uint16_t *out = a.out + orow * MB_DV + d;
+    if constexpr (DIMS == 8) *(uint4 *)out = make_uint4(w[0], w[1], w[2], w[3]);
+    else *(uint2 *)out = make_uint2(w[0], w[1]);
+}
+
+/* Its blocks may be scheduled as the decode's blocks exit, instead of after a launch gap. */
+template <int CHUNK, bool F16> static hipError_t cb_launch(const mb_combine_args_t *a, hipStream_t s)
+{
+    const dim3 grid(a->num_reduce, a->rows_per_unit), block(cb_threads<CHUNK>());
+    return mb_launch_after(combine_kernel<CHUNK, F16>, grid, block, s, *a);
 }
 
 extern "C" hipError_t mb_launch_combine(const mb_combine_args_t *a, hipStream_t s)
 {
     if (a->num_reduce == 0) return hipSuccess;
-    /* Its blocks may be scheduled as the decode's blocks exit, instead of after a launch gap. */
-    const dim3 grid(a->num_reduce, a->rows_per_unit), block(CB_THREADS);
-    if (a->partials_f16) {
-        if (a->splits_max <= 4) return mb_launch_after(combine_kernel<4, true>, grid, block, s, *a);
-        return mb_launch_after(combine_kernel<16, true>, grid, block, s, *a);
-    }
-    if (a->splits_max <= 4) return mb_launch_after(combine_kernel<4, false>, grid, block, s, *a);
-    return mb_launch_after(combine_kernel<16, false>, grid, block, s, *a);
+    const bool few = a->splits_max <= 4;
+    if (a->partials_f16) return few ? cb_launch<4, true>(a, s) : cb_launch<16, true>(a, s);
+    return few ? cb_launch<4, false>(a, s) : cb_launch<16, false>(a, s);
 }
