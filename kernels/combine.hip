@@ -1,25 +1,26 @@
 /* Merges the partial rows of split batches: o = sum_i w_i o_i / sum_i w_i with w_i = 2^(lse_i - max).
  * Batches that were not split wrote their output directly and have no reduce entry, so they cost
- * nothing here. One block per (reduce entry, row); a thread owns 8 or 4 value dims (cb_dims). Launched after the decode
- * with programmatic dependent launch where the GPU has it (gpu.h, mb_launch_after). It is bound by
- * latency, not bytes (4 MB in ~4.7 us on (4, 1, 1024, 32): results/NOTES.md, v31b), so what counts is
- * how many dependent DRAM trips a block makes. */
+ * nothing here. One block per (reduce entry, row); a thread owns 8 or 4 value dims (cb_dims). Launched
+ * after the decode with programmatic dependent launch where the GPU has it (gpu.h, mb_launch_after).
+ * Its reads are L2 hits, the decode having just written them (Nsight Compute, results/h200/steps/
+ * ncu-combine-s27/); what counts is how many dependent trips a block makes and, on grids of many rows,
+ * how many instructions. */
 #include "common.h"
 
 /* Value dims a thread: eight where a row has at most 4 splits (CHUNK 4), so that each split's weight,
  * its exp2 and its sum's load serve twice the dims: Nsight Compute had the four-dim combine of b32-q4-1k
  * issue-bound while it ran (its SMs 41 % busy computing, warps waiting a third of their time to be
- * picked) at 1.6 TB/s of L2 hits, and eight took its call -3.0 %, b32-q1-1k's -4.1 % (v112). Rows of
+ * picked) at 1.6 TB/s of L2 hits, and eight took its call -2.6 %, b32-q1-1k's -3.8 % (v112b). Rows of
  * up to 16 splits keep four: their chains of loads are long and their grids small (b4-q1: 128 rows),
  * where halving the threads cost +2.0 % (v112). */
 template <int CHUNK> __host__ __device__ constexpr int cb_dims() { return CHUNK <= 4 ? 8 : 4; }
 template <int CHUNK> __host__ __device__ constexpr int cb_threads() { return MB_DV / cb_dims<CHUNK>(); }
 
-/* CHUNK splits are fetched at once, their loads in flight together: one DRAM latency per CHUNK
+/* CHUNK splits are fetched at once, their loads in flight together: one memory latency per CHUNK
  * splits. Their rows sit in registers, and the combine of many rows needs many resident blocks to
  * hide its latency, so the launch takes the smallest CHUNK that holds the plan's most splits: 16 alone
  * cost b32-q4-8k's two-split combine 9.1 -> 13.7 us (results/NOTES.md, v39). */
-/* A thread's eight dims of a partial row as stored: f16 (mb_kernel_info_t.partials_f16) or fp32, loaded
+/* A thread's dims of a partial row as stored: f16 (mb_kernel_info_t.partials_f16) or fp32, loaded
  * as stored and widened only after every load of the chunk is out: widened right behind each load
  * (v108b), the combine of b4-q1's 16 splits took 8.0 us against 5.3 for fp32 rows, and 5.2 when widened
  * after (v108c); the exact bit conversion instead of cvt.f32.f16 (v108) took it to 10.8. */
