@@ -25,7 +25,7 @@ __device__ __forceinline__ float mb_fp8_fast(uint32_t x)
  * says so, else exact bit arithmetic. The bit version cost the combine 2-5 us a call (v108). */
 __device__ __forceinline__ float mb_f16_to_f32_dev(uint16_t h)
 {
-#if MB_CVT_F16_PTX
+#if MB_CVT_PTX
     float f;
     asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));
     return f;
@@ -38,7 +38,7 @@ __device__ __forceinline__ float mb_f16_to_f32_dev(uint16_t h)
  * cvt where the vendor header says so, against ~14 instructions of bit arithmetic. */
 __device__ __forceinline__ uint32_t mb_bf16x2_dev(float lo, float hi)
 {
-#if MB_CVT_F16_PTX
+#if MB_CVT_PTX
     uint32_t d;
     asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(hi), "f"(lo));
     return d;

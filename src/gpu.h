@@ -141,9 +141,9 @@ static inline cudaError_t mb_launch_after(void (*k)(P...), dim3 grid, dim3 block
 /* Whether device code converts by single PTX instructions (cvt.f32.f16, cvt.rn.bf16x2.f32); elsewhere
  * common.h uses the exact bit conversions of numeric.h. */
 #if defined(MB_GPU_AMD) || defined(__HIP_PLATFORM_AMD__)
-#  define MB_CVT_F16_PTX 0
+#  define MB_CVT_PTX 0
 #else
-#  define MB_CVT_F16_PTX 1
+#  define MB_CVT_PTX 1
 #endif
 
 /* Physical warp width for launch bounds and tile sizes in kernels that need it (64 on CDNA/GCN). The
