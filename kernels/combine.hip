@@ -14,7 +14,11 @@
  * up to 16 splits keep four: their chains of loads are long and their grids small (b4-q1: 128 rows),
  * where halving the threads cost +2.0 % (v112). */
 template <int CHUNK> __host__ __device__ constexpr int cb_dims() { return CHUNK <= 4 ? 8 : 4; }
-template <int CHUNK> __host__ __device__ constexpr int cb_threads() { return MB_DV / cb_dims<CHUNK>(); }
+/* Rows of up to 16 splits are merged by two groups of threads, each over every other 8 of them, which
+ * then meet in shared memory (v113): b4-q1's 128-row grid has ~4 warps an SM, too few to hide a chain
+ * of 16 splits' loads in one thread. */
+template <int CHUNK> __host__ __device__ constexpr int cb_groups() { return CHUNK <= 4 ? 1 : 2; }
+template <int CHUNK> __host__ __device__ constexpr int cb_threads() { return MB_DV / cb_dims<CHUNK>() * cb_groups<CHUNK>(); }
 
 /* CHUNK splits are fetched at once, their loads in flight together: one memory latency per CHUNK
  * splits. Their rows sit in registers, and the combine of many rows needs many resident blocks to
@@ -74,11 +78,11 @@ __device__ __forceinline__ void cb_widen(const cb_piece<false, 4> &p, float (&x)
 template <int CHUNK, bool F16>
 __global__ void __launch_bounds__(cb_threads<CHUNK>()) combine_kernel(mb_combine_args_t a)
 {
-    constexpr int DIMS = cb_dims<CHUNK>();
+    constexpr int DIMS = cb_dims<CHUNK>(), GROUPS = cb_groups<CHUNK>(), LOADS = CHUNK / GROUPS, T = MB_DV / DIMS;
     /* The reduce entry and the batch's row offset are the plan's, not the decode's output: fetched
      * before the wait, where the decode lets this grid start early (MB_START_DEPENDENTS). */
     const mb_reduce_t g = a.reduce[blockIdx.x];
-    const int r = blockIdx.y, d = DIMS * threadIdx.x;
+    const int r = blockIdx.y, grp = GROUPS > 1 ? threadIdx.x / T : 0, t = GROUPS > 1 ? threadIdx.x % T : threadIdx.x, d = DIMS * t;
     if (g.row_begin + r >= g.row_end) return;
     const int64_t orow = (int64_t)a.qo_indptr[g.batch] * a.heads + g.row_begin + r;
     MB_WAIT_PREVIOUS_GRID();   /* the partials are complete after this */
@@ -88,11 +92,11 @@ __global__ void __launch_bounds__(cb_threads<CHUNK>()) combine_kernel(mb_combine
     float mx = -INFINITY, wsum = 0.0f, acc[DIMS];
 #pragma unroll
     for (int e = 0; e < DIMS; e++) acc[e] = 0.0f;
-    for (int s0 = g.slot_begin; s0 < g.slot_end; s0 += CHUNK) {
-        float lse[CHUNK];
-        cb_piece<F16, DIMS> o[CHUNK];
+    for (int s0 = g.slot_begin + grp * LOADS; s0 < g.slot_end; s0 += CHUNK) {
+        float lse[LOADS];
+        cb_piece<F16, DIMS> o[LOADS];
 #pragma unroll
-        for (int i = 0; i < CHUNK; i++) {
+        for (int i = 0; i < LOADS; i++) {
             const int64_t prow = (int64_t)(s0 + i) * a.rows_per_unit + r;
             const bool in = s0 + i < g.slot_end;
             lse[i] = in ? a.partial_lse[prow] : -INFINITY;
@@ -100,14 +104,14 @@ __global__ void __launch_bounds__(cb_threads<CHUNK>()) combine_kernel(mb_combine
         }
         float cm = mx;
 #pragma unroll
-        for (int i = 0; i < CHUNK; i++) cm = fmaxf(cm, lse[i]);
+        for (int i = 0; i < LOADS; i++) cm = fmaxf(cm, lse[i]);
         if (cm == -INFINITY) continue;   /* no token in any split so far: nothing to add */
         const float keep = exp2f(mx - cm);   /* 0 while mx is -inf: acc and wsum are 0 then */
 #pragma unroll
         for (int e = 0; e < DIMS; e++) acc[e] *= keep;
         wsum *= keep;
 #pragma unroll
-        for (int i = 0; i < CHUNK; i++) {
+        for (int i = 0; i < LOADS; i++) {
             const float w = exp2f(lse[i] - cm);   /* 0 for an empty split (lse -inf), whose row is zeros */
             float x[DIMS];
             cb_widen(o[i], x);
@@ -116,6 +120,27 @@ __global__ void __launch_bounds__(cb_threads<CHUNK>()) combine_kernel(mb_combine
             wsum += w;
         }
         mx = cm;
+    }
+    if constexpr (GROUPS > 1) {   /* the other groups' states join the first's, in slot order */
+        __shared__ float xm[GROUPS - 1][T], xw[GROUPS - 1][T], xa[GROUPS - 1][DIMS][T];
+        if (grp > 0) {
+            xm[grp - 1][t] = mx;
+            xw[grp - 1][t] = wsum;
+#pragma unroll
+            for (int e = 0; e < DIMS; e++) xa[grp - 1][e][t] = acc[e];
+        }
+        __syncthreads();
+        if (grp > 0) return;
+#pragma unroll
+        for (int k = 0; k < GROUPS - 1; k++) {
+            const float om = xm[k][t], cm = fmaxf(mx, om);
+            if (cm == -INFINITY) continue;
+            const float ka = exp2f(mx - cm), kb = exp2f(om - cm);   /* 0 for a side that saw no token */
+            wsum = wsum * ka + xw[k][t] * kb;
+#pragma unroll
+            for (int e = 0; e < DIMS; e++) acc[e] = acc[e] * ka + xa[k][e][t] * kb;
+            mx = cm;
+        }
     }
     const float inv = wsum > 0.0f ? 1.0f / wsum : 0.0f;   /* a row that saw no token in any split outputs zeros */
     uint32_t w[DIMS / 2];
