@@ -15,8 +15,9 @@
  * where halving the threads cost +2.0 % (v112). */
 template <int CHUNK> __host__ __device__ constexpr int cb_dims() { return CHUNK <= 4 ? 8 : 4; }
 /* Rows of up to 16 splits are merged by two groups of threads, each over every other 8 of them, which
- * then meet in shared memory (v113): b4-q1's 128-row grid has ~4 warps an SM, too few to hide a chain
- * of 16 splits' loads in one thread. */
+ * then meet in shared memory: the 16-split grids are small (b4-q1's 128 rows are ~4 warps an SM, b4-q4's
+ * 512 ~16), too few warps to hide a chain of 16 splits' loads in one thread. v113: b4-q4 -3.6 %, b4-q1
+ * -1.3 % (within the rounds' spread); four groups of 4 (v113b) were no better. */
 template <int CHUNK> __host__ __device__ constexpr int cb_groups() { return CHUNK <= 4 ? 1 : 2; }
 template <int CHUNK> __host__ __device__ constexpr int cb_threads() { return MB_DV / cb_dims<CHUNK>() * cb_groups<CHUNK>(); }
 
