@@ -21,10 +21,6 @@ template <int CHUNK> __host__ __device__ constexpr int cb_dims() { return CHUNK 
 template <int CHUNK> __host__ __device__ constexpr int cb_groups() { return CHUNK <= 4 ? 1 : 2; }
 template <int CHUNK> __host__ __device__ constexpr int cb_threads() { return MB_DV / cb_dims<CHUNK>() * cb_groups<CHUNK>(); }
 
-/* CHUNK splits are fetched at once, their loads in flight together: one memory latency per CHUNK
- * splits. Their rows sit in registers, and the combine of many rows needs many resident blocks to
- * hide its latency, so the launch takes the smallest CHUNK that holds the plan's most splits: 16 alone
- * cost b32-q4-8k's two-split combine 9.1 -> 13.7 us (results/NOTES.md, v39). */
 /* A thread's dims of a partial row as stored: f16 (mb_kernel_info_t.partials_f16) or fp32, loaded
  * as stored and widened only after every load of the chunk is out: widened right behind each load
  * (v108b), the combine of b4-q1's 16 splits took 8.0 us against 5.3 for fp32 rows, and 5.2 when widened
@@ -159,6 +155,10 @@ template <int CHUNK, bool F16> static hipError_t cb_launch(const mb_combine_args
     return mb_launch_after(combine_kernel<CHUNK, F16>, grid, block, s, *a);
 }
 
+/* CHUNK splits are fetched at once, their loads in flight together: one memory latency per CHUNK
+ * splits. Their rows sit in registers, and the combine of many rows needs many resident blocks to
+ * hide its latency, so the launch takes the smallest CHUNK that holds the plan's most splits: 16 alone
+ * cost b32-q4-8k's two-split combine 9.1 -> 13.7 us (results/NOTES.md, v39). */
 extern "C" hipError_t mb_launch_combine(const mb_combine_args_t *a, hipStream_t s)
 {
     if (a->num_reduce == 0) return hipSuccess;

@@ -85,10 +85,11 @@ void mb_plan_cache_free(mb_plan_cache_t *pc)
 mb_plan_params_t mb_case_plan_params(const mb_case_t *c, int splits, const mb_kernel_info_t *k, int max_ctas,
                                      int fault)
 {
-    int rows = c->q_len * c->heads < k->rows_per_unit ? c->q_len * c->heads : k->rows_per_unit;
     mb_plan_params_t p = { c->batch, c->q_len, c->heads, c->kv_lens, splits, k->rows_per_unit,
-                           k->kv_granularity, max_ctas, fault, c->page_size,
-                           k->unit_overhead ? k->unit_overhead(rows) : 0, k->dram_ctas ? k->dram_ctas(rows) : 0 };
+                           k->kv_granularity, max_ctas, fault, c->page_size, 0, 0 };
+    const int rows = mb_plan_unit_rows(&p);
+    if (k->unit_overhead) p.unit_overhead = k->unit_overhead(rows);
+    if (k->dram_ctas) p.dram_ctas = k->dram_ctas(rows);
     return p;
 }
 

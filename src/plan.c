@@ -33,6 +33,11 @@ static int64_t dram_bound(const mb_plan_params_t *p, int64_t busiest, int64_t to
 
 static int split_chunk(int len, int splits, int gran);
 
+int mb_plan_unit_rows(const mb_plan_params_t *p)
+{
+    return p->q_len * p->heads < p->rows_per_unit ? p->q_len * p->heads : p->rows_per_unit;
+}
+
 int mb_auto_splits(const mb_plan_params_t *p)
 {
     if (p->batch < 1 || p->rows_per_unit < 1 || p->kv_granularity < 1 || p->max_ctas < 1 || !p->kv_lens) return 1;
@@ -46,8 +51,8 @@ int mb_auto_splits(const mb_plan_params_t *p)
         if (s > 1 && mean / s < p->kv_granularity) break;
         int64_t waves = (base * s + p->max_ctas - 1) / p->max_ctas, cost;
         if (p->unit_overhead > 0) {   /* the kernel's own costs (plan.h): a partial's traffic, DRAM's share */
-            int rows = p->q_len * p->heads < p->rows_per_unit ? p->q_len * p->heads : p->rows_per_unit;
-            int64_t unit = split_chunk(mean, s, p->kv_granularity) + p->unit_overhead + (s > 1 ? partial_tokens(rows) : 0);
+            int64_t unit = split_chunk(mean, s, p->kv_granularity) + p->unit_overhead +
+                           (s > 1 ? partial_tokens(mb_plan_unit_rows(p)) : 0);
             cost = dram_bound(p, waves * unit, base * s * unit) + (s > 1 ? p->unit_overhead : 0);
         } else {
             cost = waves * (split_chunk(mean, s, p->kv_granularity) + MB_UNIT_OVERHEAD) + (s > 1 ? MB_UNIT_OVERHEAD : 0);

@@ -44,6 +44,9 @@ typedef struct mb_plan {
 /* Cost of a unit in "tokens": its KV length plus a fixed cost for loading Q and writing rows out. */
 #define MB_UNIT_OVERHEAD 32
 
+/* The rows of a full unit: q_len x heads, at most rows_per_unit (the row count a kernel's costs are
+ * stated for: mb_kernel_info_t.unit_overhead, dram_ctas). */
+int mb_plan_unit_rows(const mb_plan_params_t *p);
 /* The "auto" split count (README, "Split policy"). */
 int mb_auto_splits(const mb_plan_params_t *p);
 /* 0, or -1 for invalid parameters / out of memory (nothing allocated then). */
