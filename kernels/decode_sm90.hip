@@ -95,8 +95,8 @@ __device__ __forceinline__ void transpose_v(uint8_t *vt, uint32_t st, int it)
 }
 
 /* The unit by value: through a reference the compiler must reload it after every global store. */
-template <int N>
-__device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+template <int N, class KV>
+__device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
                          const unit_scales sc, uint32_t &seq)
 {
     constexpr int NH = N / 2;                   /* score rows of each warpgroup */
@@ -285,7 +285,7 @@ using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>,
                                      std::conditional_t<RS, std::conditional_t<(N == 64), s9_smem_pc<N>, s9_smem_rs<N>>, s9_smem<N>>>;
 template <int N, bool RS> __host__ __device__ constexpr int s9_threads() { return RS && N == 64 ? S9_PC_THREADS : S9_THREADS; }
 
-template <int N, bool RS>
+template <int N, bool RS, bool EVICT_FIRST>
 __global__ void __launch_bounds__(s9_threads<N, RS>(), 1)
     decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a)
 {
@@ -303,7 +303,7 @@ __global__ void __launch_bounds__(s9_threads<N, RS>(), 1)
      * take SMs as they come free and fetch their plan entries under this grid's tail. */
     MB_START_DEPENDENTS();
     const unit_scales sc = unit_scales_of(a);
-    const CUtensorMap *map = (const CUtensorMap *)a.kv_map.desc;   /* unused when tiles go by cp.async */
+    const w9_kv<EVICT_FIRST> map{ a.kv_map.desc };   /* unused when tiles go by cp.async */
     /* A CTA's first unit is unit blockIdx.x wherever every CTA before it holds one unit (every plan with
      * as many units as CTAs: all of mixed-mla's): loaded beside the CTA's work_indptr entries, it starts
      * the unit one DRAM round trip sooner than a load behind them (the L2 is cold: the plan's lines are
@@ -330,13 +330,16 @@ template <int N, bool RS = false> static constexpr size_t s9_smem_bytes() { retu
 
 template <int N, bool RS = false> static hipError_t s9_setup(void)
 {
-    return hipFuncSetAttribute((const void *)decode_sm90_kernel<N, RS>, hipFuncAttributeMaxDynamicSharedMemorySize,
-                               (int)s9_smem_bytes<N, RS>());
+    const int bytes = (int)s9_smem_bytes<N, RS>();
+    hipError_t e = hipFuncSetAttribute((const void *)decode_sm90_kernel<N, RS, false>, hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e != hipSuccess) return e;
+    return hipFuncSetAttribute((const void *)decode_sm90_kernel<N, RS, true>, hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
 
 template <int N, bool RS> static void s9_launch(const mb_decode_args_t *a, hipStream_t s)
 {
-    decode_sm90_kernel<N, RS><<<a->num_ctas, s9_threads<N, RS>(), s9_smem_bytes<N, RS>(), s>>>(*a);
+    if (a->kv_evict_first) decode_sm90_kernel<N, RS, true><<<a->num_ctas, s9_threads<N, RS>(), s9_smem_bytes<N, RS>(), s>>>(*a);
+    else decode_sm90_kernel<N, RS, false><<<a->num_ctas, s9_threads<N, RS>(), s9_smem_bytes<N, RS>(), s>>>(*a);
 }
 
 extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
@@ -350,7 +353,7 @@ extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)
     if ((e = s9_setup<16>()) != hipSuccess || (e = s9_setup<32>()) != hipSuccess || (e = s9_setup<64>()) != hipSuccess ||
         (e = s9_setup<32, true>()) != hipSuccess || (e = s9_setup<64, true>()) != hipSuccess)
         return e;
-    if ((e = hipOccupancyMaxActiveBlocksPerMultiprocessor(&occ, decode_sm90_kernel<64, false>, S9_THREADS,
+    if ((e = hipOccupancyMaxActiveBlocksPerMultiprocessor(&occ, decode_sm90_kernel<64, false, false>, S9_THREADS,
                                                           s9_smem_bytes<64>())) != hipSuccess)
         return e;
     *workers_per_sm = occ;
@@ -362,7 +365,7 @@ extern "C" hipError_t mb_sm90_launch_regs(int *have, int *need)
     hipFuncAttributes fa;
     *have = 0;
     *need = S9_PC_LAUNCH_REGS;     /* the pool the budgets are checked against (sm90_unit_pc.h's static_assert) */
-    hipError_t e = hipFuncGetAttributes(&fa, (const void *)decode_sm90_kernel<64, true>);
+    hipError_t e = hipFuncGetAttributes(&fa, (const void *)decode_sm90_kernel<64, true, false>);
     if (e == hipSuccess) *have = fa.numRegs;
     return e;
 }

@@ -73,6 +73,8 @@ typedef struct mb_decode_args {
     uint16_t *out;               /* bf16 [total_q][heads][512] */
     int fault;                   /* MB_FAULT_*: planted bugs for negative tests, 0 in normal runs */
     mb_kv_map_t kv_map;          /* from describe_kv, for kernels that have one */
+    int kv_evict_first;          /* the plan writes partials: the cache's lines, read once a call, may
+                                  * leave the L2 first, so that the partials stay for the combine */
 } mb_decode_args_t;
 
 typedef struct mb_combine_args {

@@ -151,7 +151,8 @@ __device__ __noinline__ void copy_tile_paged(uint32_t st, const mb_decode_args_t
 #pragma unroll 1
     for (int c = tid % per; c < MB_DK / 16; c += per) cp16(st + w9_sw64_off(tok, 16 * c, S9_TILE), src + 16 * c, true);
 }
-__device__ __forceinline__ void issue_tile(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a,
+template <class KV>
+__device__ __forceinline__ void issue_tile(uint32_t st, uint64_t *bar, const KV map, const mb_decode_args_t &a,
                                            int b, int t0, int t1, int tid, int nthreads)
 {
     if (a.kv_map.whole_tile) {

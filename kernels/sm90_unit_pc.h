@@ -62,7 +62,8 @@ __device__ __forceinline__ void pc_sync(int id, int n) { asm volatile("bar.sync 
 /* A tile's copy by the TMA unit alone (this walker's tiles are always whole runs of the cache):
  * issue_tile's cp.async branch calls copy_tile_paged (__noinline__), and a call anywhere in a role's
  * code makes ptxas ignore setmaxnreg (C7507, sixteenth session). */
-__device__ __forceinline__ void pc_issue(uint32_t st, uint64_t *bar, const CUtensorMap *map, const mb_decode_args_t &a, int b, int t0)
+template <class KV>
+__device__ __forceinline__ void pc_issue(uint32_t st, uint64_t *bar, const KV map, const mb_decode_args_t &a, int b, int t0)
 {
     w9_mbar_expect(bar, S9_TILE_BYTES);
     w9_tma_load_tile(st, map, (int)mb_kv_row(a.pages, a.kv_indptr, b, t0), bar);
@@ -192,8 +193,8 @@ __device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode
 
 /* A multiplier's part of a unit: Q staged and cast (with the other multiplier), then each tile's P V
  * for value dims [256 wg, 256 wg + 256) of all rows, then those rows' store. */
-template <int N>
-__device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+template <int N, class KV>
+__device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
                                                  const unit_scales sc, uint32_t &seq)
 {
     constexpr int S = S9_PC_STAGES;
@@ -337,8 +338,8 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
 static_assert(2 * S9_PC_MUL_REGS + S9_PC_SCORER_REGS <= 3 * S9_PC_LAUNCH_REGS, "the launch's register pool");
 #define S9_STR2(x) #x
 #define S9_STR(x) S9_STR2(x)
-template <int N>
-__device__ __forceinline__ void pc_run(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const unit_scales sc, int w0, int w1,
+template <int N, class KV>
+__device__ __forceinline__ void pc_run(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const KV map, const unit_scales sc, int w0, int w1,
                                       mb_work_t u)
 {
     uint32_t seq = 0;

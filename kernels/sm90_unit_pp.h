@@ -31,8 +31,8 @@ template <int N> struct s9_smem_pp {
     uint64_t bar[2][S9_PP_STAGES];
 };
 
-template <int N>
-__device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+template <int N, class KV>
+__device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
                             const unit_scales sc, uint32_t &seq)
 {
     constexpr int RB = N / 8;                   /* 8-row blocks of the accumulators */

@@ -96,8 +96,8 @@ __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const 
 
 /* The tiles of a 32-row unit and its rows' store: each warpgroup's P V multiplies all 512 value dims
  * of its own rows. */
-template <int N>
-__device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+template <int N, class KV>
+__device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
                                    const unit_scales sc, uint32_t seq0, int ntiles, int kv_end)
 {
     constexpr int NH = N / 2;                   /* rows of each warpgroup */
@@ -208,8 +208,8 @@ __device__ __forceinline__ void issue_first_wave(int from, int to, int ntiles, u
         }
 }
 
-template <int N>
-__device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const CUtensorMap *map, const mb_work_t u,
+template <int N, class KV>
+__device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
                             const unit_scales sc, uint32_t &seq)
 {
     constexpr int S = S9_RS_STAGES;

@@ -116,11 +116,29 @@ __device__ __forceinline__ void w9_mbar_wait(uint64_t *bar, uint32_t parity)
            "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
            "@!done bra w9_wait_%=;\n}\n" ::"r"(w9_smem_addr(bar)), "r"(parity) : "memory");
 }
+/* The KV cache's tensor map, and whether its tiles' L2 lines go first (evict_first): the cache is read
+ * once a call, so where the plan writes partials their lines may stay for the combine instead. Measured
+ * with the hint on every plan (v110, v110r, two calls): b32-q1-kv8192, 4 splits, -3.2 / -2.7 %; but the
+ * unsplit b100-q1-kv8192, pure streaming, +1.2 / +1.9 %, so plans without partials load with no hint.
+ * A type, not a flag: each kernel's machine code holds one kind of copy (a flag read at each copy
+ * grew the 64-row walker by 336 instructions and, as a hoisted select, spilled). */
+template <bool EVICT_FIRST> struct w9_kv { const void *map; };
+
 /* Box (0, y, 0) of the 3-D map: a whole tile from row y. */
-__device__ __forceinline__ void w9_tma_load_tile(uint32_t dst, const void *map, int y, uint64_t *bar)
+template <bool EVICT_FIRST>
+__device__ __forceinline__ void w9_tma_load_tile(uint32_t dst, w9_kv<EVICT_FIRST> kv, int y, uint64_t *bar)
 {
-    W9_ASM("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %2}], [%4];\n"
-           ::"r"(dst), "l"(map), "r"(0), "r"(y), "r"(w9_smem_addr(bar)) : "memory");
+    if constexpr (EVICT_FIRST) {
+        uint64_t pol = 0;
+#if W9_ENABLED   /* not volatile: a constant, which the compiler may hoist out of a loop */
+        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
+#endif
+        W9_ASM("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%2, %3, %2}], [%4], %5;\n"
+               ::"r"(dst), "l"(kv.map), "r"(0), "r"(y), "r"(w9_smem_addr(bar)), "l"(pol) : "memory");
+    } else {
+        W9_ASM("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %2}], [%4];\n"
+               ::"r"(dst), "l"(kv.map), "r"(0), "r"(y), "r"(w9_smem_addr(bar)) : "memory");
+    }
 }
 
 __device__ __forceinline__ void w9_fence() { W9_ASM("wgmma.fence.sync.aligned;\n" ::: "memory"); }

@@ -30,33 +30,34 @@ static CUtensorMap kv_map(const void *d, int rows)
 }
 
 /* A 64-row tile from row `row0` into `tile` (1024-byte aligned): one 3-D box, as the decode kernel
- * loads a tile (issue_tile). */
-__device__ void tma_tile(uint8_t *tile, const CUtensorMap *map, int row0, uint64_t *bar)
+ * loads a tile (issue_tile), with or without its L2 evict_first hint. */
+__device__ void tma_tile(uint8_t *tile, const CUtensorMap *map, int row0, uint64_t *bar, bool evict_first = false)
 {
 #if W9_ENABLED
     if (threadIdx.x == 0) { w9_mbar_init(bar); w9_mbar_init_fence(); }
     __syncthreads();
     if (threadIdx.x == 0) {
         w9_mbar_expect(bar, 64 * 576);
-        w9_tma_load_tile(w9_smem_addr(tile), map, row0, bar);
+        if (evict_first) w9_tma_load_tile(w9_smem_addr(tile), w9_kv<true>{ map }, row0, bar);
+        else w9_tma_load_tile(w9_smem_addr(tile), w9_kv<false>{ map }, row0, bar);
     }
     w9_mbar_wait(bar, 0);
 #endif
 }
 
 /* The tile's bytes as they landed. */
-__global__ void tma_layout(const __grid_constant__ CUtensorMap map, int row0, uint8_t *out)
+__global__ void tma_layout(const __grid_constant__ CUtensorMap map, int row0, uint8_t *out, int evict_first)
 {
     extern __shared__ uint8_t dyn[];
     __shared__ uint64_t bar;
     uint8_t *tile = dyn + ((1024 - (w9_smem_addr(dyn) & 1023)) & 1023);
-    tma_tile(tile, &map, row0, &bar);
+    tma_tile(tile, &map, row0, &bar, evict_first);
     for (int i = threadIdx.x; i < 64 * 576 / 16; i += blockDim.x) ((uint4 *)out)[i] = ((const uint4 *)tile)[i];
 }
 
-/* Every byte of a TMA-loaded tile where w9_sw64_off says; the tile reaches 24 rows past the tensor's
- * end, which must arrive as zeros. */
-static int test_tma(void)
+/* Every byte of a TMA-loaded tile where w9_sw64_off says, loaded with and without the L2 hint; the
+ * tile reaches 24 rows past the tensor's end, which must arrive as zeros. */
+static int test_tma(int evict_first)
 {
     const int rows = 80, row0 = 40;
     static uint8_t src[80 * 576], got[64 * 576];
@@ -66,7 +67,7 @@ static int test_tma(void)
     CHECK(cudaMemcpy(d, src, sizeof src, cudaMemcpyHostToDevice));
     CUtensorMap m = kv_map(d, rows);
     CHECK(cudaFuncSetAttribute(tma_layout, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 576 + 1024));
-    tma_layout<<<1, 128, 64 * 576 + 1024>>>(m, row0, dout);
+    tma_layout<<<1, 128, 64 * 576 + 1024>>>(m, row0, dout, evict_first);
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
     CHECK(cudaFree(d)); CHECK(cudaFree(dout));
@@ -75,7 +76,8 @@ static int test_tma(void)
         int y = row0 + r;
         for (int k = 0; k < 576; k++) bad += got[w9_sw64_off(r, k, 64)] != (y < rows ? src[y * 576 + k] : 0);
     }
-    printf("%-28s %d of %d bytes misplaced  %s\n", "TMA tile, one 3-D box", bad, 64 * 576, bad ? "FAIL" : "ok");
+    printf("%-28s %d of %d bytes misplaced  %s\n", evict_first ? "TMA tile, evict_first" : "TMA tile, one 3-D box", bad,
+           64 * 576, bad ? "FAIL" : "ok");
     return bad != 0;
 }
 
@@ -549,12 +551,12 @@ int main(void)
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
     if (p.major != 9) { fprintf(stderr, "sm90-layout-test: needs a Hopper GPU (found sm_%d%d)\n", p.major, p.minor); return 4; }
-    int failed = test_tma() + test_cast() + test_q_cast<16>(16) + test_q_cast<32>(27) + test_q_cast<64>(64) +
+    int failed = test_tma(0) + test_tma(1) + test_cast() + test_q_cast<16>(16) + test_q_cast<32>(27) + test_q_cast<64>(64) +
                  test_store_pt() + test_vreg<16>() + test_vreg<32>() + test_vreg<64>() + test_fp8<8, 18>(0) +
                  test_fp8<16, 18>(0) + test_fp8<32, 18>(0) + test_fp8<32, 3>(0) + test_f16<64>() + test_desc_add() +
                  test_store_cvt();
     test_fp8<32, 18>(1); test_fp8<32, 6>(1); test_fp8<32, 3>(1); test_fp8<32, 2>(1); test_fp8<32, 1>(1);
     probe_peaked();
-    printf("%d passed, %d failed\n", 16 - failed, failed);
+    printf("%d passed, %d failed\n", 17 - failed, failed);
     return failed ? 1 : 0;
 }
