@@ -39,7 +39,7 @@ _Static_assert((long long)MB_MAX_BATCH * MB_MAX_Q_LEN * MB_MAX_HEADS <= INT32_MA
 typedef enum {
     F_BATCH, F_Q_LEN, F_HEADS, F_KV_LEN, F_SPLITS, F_MODE, F_L2, F_SEED, F_Q_STD, F_KV_STD, F_CAUSAL,
     F_Q_QUANT, F_PLAN, F_PAGE_SIZE, F_PAGE_ORDER, F_NAME, F_KV_LENS, F_WARMUP, F_MIN_RUNS, F_MAX_RUNS,
-    F_TARGET_RSE, F_MAX_SECONDS, F_ATOL, F_RTOL, F_MAX_REL_L2, F_COUNT
+    F_TARGET_RSE, F_MAX_SECONDS, F_PLACEMENTS, F_ATOL, F_RTOL, F_MAX_REL_L2, F_COUNT
 } field_id_t;
 
 enum { F_LAST_GRID = F_PAGE_ORDER };
@@ -60,6 +60,7 @@ static const char *const CASE_KEYS[F_COUNT] = {
     [F_PLAN] = "plan", [F_PAGE_SIZE] = "page_size", [F_PAGE_ORDER] = "page_order", [F_NAME] = "name",
     [F_KV_LENS] = "kv_lens", [F_WARMUP] = "warmup", [F_MIN_RUNS] = "min_runs",
     [F_MAX_RUNS] = "max_runs", [F_TARGET_RSE] = "target_rse", [F_MAX_SECONDS] = "max_seconds",
+    [F_PLACEMENTS] = "placements",
     [F_ATOL] = "atol", [F_RTOL] = "rtol", [F_MAX_REL_L2] = "max_rel_l2",
 };
 
@@ -88,6 +89,7 @@ static const field_t FIELDS[F_COUNT] = {
     [F_MAX_RUNS] = {K_INT, 1, 1000000, 0, {0}},
     [F_TARGET_RSE] = {K_NUM, 0, 1, 1, {0}},
     [F_MAX_SECONDS] = {K_NUM, 0, 3600, 1, {0}},
+    [F_PLACEMENTS] = {K_INT, 1, MB_MAX_PLACEMENTS, 0, {0}},
     [F_ATOL] = {K_NUM, 0, 1, 0, {0}},
     [F_RTOL] = {K_NUM, 0, 1, 0, {0}},
     [F_MAX_REL_L2] = {K_NUM, 0, 1, 0, {0}},
@@ -487,6 +489,7 @@ static void builtin_defaults(mb_case_t *c)
     c->max_runs = MB_DEF_MAX_RUNS;
     c->target_rse = MB_DEF_TARGET_RSE;
     c->max_seconds = MB_DEF_MAX_SECONDS;
+    c->placements = MB_DEF_PLACEMENTS;
     c->atol = MB_DEF_ATOL;
     c->rtol = MB_DEF_RTOL;
     c->max_rel_l2 = MB_DEF_MAX_REL_L2;
@@ -514,6 +517,7 @@ static void apply(mb_case_t *c, field_id_t f, value_t v)
     case F_MAX_RUNS: c->max_runs = (int)v.v; break;
     case F_TARGET_RSE: c->target_rse = v.v; break;
     case F_MAX_SECONDS: c->max_seconds = v.v; break;
+    case F_PLACEMENTS: c->placements = (int)v.v; break;
     case F_ATOL: c->atol = v.v; break;
     case F_RTOL: c->rtol = v.v; break;
     case F_MAX_REL_L2: c->max_rel_l2 = v.v; break;

@@ -45,7 +45,8 @@ typedef struct mb_case {
     uint64_t seed;
     double q_std, kv_std;
     int warmup, min_runs, max_runs;
-    double target_rse, max_seconds;
+    double target_rse, max_seconds;   /* the stop rule, per placement */
+    int placements;            /* workspaces the case is timed on, each on other pages (runner.c) */
     double atol, rtol, max_rel_l2;   /* check tolerances (kernel error vs the fp8-input reference) */
 } mb_case_t;
 

@@ -12,7 +12,7 @@
 
 enum {
     COL_NAME, COL_BATCH, COL_QLEN, COL_KV, COL_HEADS, COL_SPLITS, COL_MODE, COL_KERNEL, COL_MEDIAN,
-    COL_RSE, COL_MIN, COL_N, COL_TBPS, COL_PCT, COL_HOST, COL_REL, COL_FID, COL_PLAN, COL_CHECK, NCOL
+    COL_RSE, COL_MIN, COL_N, COL_PLACES, COL_TBPS, COL_PCT, COL_HOST, COL_REL, COL_FID, COL_PLAN, COL_CHECK, NCOL
 };
 /* A case name (127 bytes) with every byte escaped for Markdown still fits. */
 enum { CELL = 272 };
@@ -21,7 +21,7 @@ typedef char row_t[NCOL][CELL];
 
 static const struct { const char *title; int right; } cols[NCOL] = {
     {"case", 0}, {"batch", 1}, {"q_len", 1}, {"kv", 0}, {"heads", 1}, {"splits", 1}, {"mode", 0},
-    {"kernel", 0}, {"median µs", 1}, {"±%", 1}, {"min µs", 1}, {"n", 1}, {"TB/s", 1}, {"% copy", 1},
+    {"kernel", 0}, {"median µs", 1}, {"±%", 1}, {"min µs", 1}, {"n", 1}, {"placements", 1}, {"TB/s", 1}, {"% copy", 1},
     {"host µs", 1}, {"err (row)", 1}, {"fp8 err", 1}, {"plan", 0}, {"check", 0},
 };
 
@@ -35,6 +35,24 @@ void mb_splits_text(char *buf, size_t n, const mb_case_result_t *cr)
     char how = cr->splits_how ? cr->splits_how : cr->c->splits == 0 ? 'a' : 0;
     if (cr->splits_max > 0) snprintf(buf, n, "%d%s", cr->splits_max, how == 'a' ? "a" : how == 't' ? "t" : "");
     else mb_splits_request_text(cr->c->splits, buf, n);
+}
+
+double mb_placement_spread_pct(const mb_case_result_t *cr)
+{
+    if (cr->placements < 2 || !(cr->time.median > 0)) return 0.0;
+    double lo = cr->placement_median_us[0], hi = lo;
+    for (int i = 1; i < cr->placements; i++) {
+        if (cr->placement_median_us[i] < lo) lo = cr->placement_median_us[i];
+        if (cr->placement_median_us[i] > hi) hi = cr->placement_median_us[i];
+    }
+    return 100.0 * (hi - lo) / cr->time.median;
+}
+
+void mb_placements_text(char *buf, size_t n, const mb_case_result_t *cr)
+{
+    if (cr->placements < 1) snprintf(buf, n, "-");
+    else if (cr->placements == 1) snprintf(buf, n, "1");
+    else snprintf(buf, n, "%d, %.1f%%", cr->placements, mb_placement_spread_pct(cr));
 }
 
 void mb_pages_text(char *buf, size_t n, const mb_case_t *c)
@@ -94,6 +112,8 @@ static void fill_row(row_t row, const mb_case_result_t *cr, int md)
     cell_num(row[COL_RSE], "%.1f%%", cr->time.rse * 100.0, timed);
     cell_num(row[COL_MIN], "%.2f", cr->time.min, timed);
     cell_num(row[COL_N], "%.0f", cr->time.n, timed);
+    if (timed) mb_placements_text(row[COL_PLACES], CELL, cr);
+    else snprintf(row[COL_PLACES], CELL, "-");
     cell_num(row[COL_TBPS], "%.2f", cr->tbps, timed);
     cell_num(row[COL_PCT], "%.1f", cr->pct_copy, timed);
     cell_num(row[COL_HOST], "%.2f", cr->host_wall_us, timed);

@@ -35,6 +35,11 @@ int mb_write_file_atomic(const char *path, const void *data, size_t len, char *e
 typedef struct mb_buf { const void *data; size_t len; } mb_buf_t;
 int mb_write_parts_atomic(const char *path, const mb_buf_t *parts, int nparts, char *err, size_t errlen);
 
+/* How far apart the medians of a case's placements lie, as % of its pooled median: (max - min) / median;
+ * 0 for fewer than two. And the table's cell: "3, 8.1%", "1", or "-" when unknown (older files). */
+double mb_placement_spread_pct(const mb_case_result_t *cr);
+void mb_placements_text(char *buf, size_t n, const mb_case_result_t *cr);
+
 /* Pieces shared by the writers. */
 typedef enum { MB_TABLE_PLAIN = 0, MB_TABLE_COLOR = 1, MB_TABLE_MARKDOWN = 2 } mb_table_style_t;
 /* The aligned results table, one row per result ("-" where a value was not measured). */

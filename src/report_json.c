@@ -110,6 +110,13 @@ static void json_time(jb_t *b, cJSON *o, const mb_case_result_t *cr)
     jb_put_num(b, to, "stddev", t->stddev);
     jb_put_num(b, to, "rse", t->rse);
     jb_put_str(b, o, "stop_reason", cr->stop_reason);
+    /* samples_us holds every placement's samples, one placement after another; none for a result
+     * whose placements are unknown (read from a file written before them) */
+    if (cr->placements > 0) {
+        jb_put_num(b, o, "placements", cr->placements);
+        cJSON *pm = jb_put(b, o, "placement_medians_us", cJSON_CreateArray());
+        for (int i = 0; i < cr->placements && pm; i++) jb_put(b, pm, NULL, jb_num(cr->placement_median_us[i]));
+    }
     cJSON *s = jb_put(b, o, "samples_us", cJSON_CreateArray());
     for (int i = 0; i < cr->n_samples && s; i++) jb_put(b, s, NULL, jb_num(cr->samples_us[i]));
     static const char *const stage[MB_NSTAGES] = {"plan", "quant", "decode", "combine"};
@@ -301,6 +308,28 @@ static void read_samples(rd_t *r, const cJSON *o, const char *w, mb_case_result_
     }
 }
 
+/* Files written before placements have none: placements 0 (unknown). */
+static void read_placements(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *cr)
+{
+    cr->placements = 0;
+    if (!cJSON_GetObjectItemCaseSensitive(o, "placements")) return;
+    int n = rd_int(r, o, w, "placements");
+    const cJSON *m = rd_arr(r, o, w, "placement_medians_us");
+    if (r->bad) return;
+    if (n < 1 || n > MB_MAX_PLACEMENTS || cJSON_GetArraySize(m) != n) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expected an integer in [1, %d], the length of placement_medians_us", MB_MAX_PLACEMENTS);
+        rd_fail(r, w, "placements", msg);
+        return;
+    }
+    int i = 0;
+    for (const cJSON *it = m->child; it; it = it->next, i++) {
+        if (!cJSON_IsNumber(it)) { rd_fail(r, w, "placement_medians_us", "expected numbers"); return; }
+        cr->placement_median_us[i] = it->valuedouble;
+    }
+    cr->placements = n;
+}
+
 static void read_time(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *cr)
 {
     static const char *const stops[4] = {"target_rse", "max_seconds", "max_runs", "interrupted"};
@@ -322,6 +351,7 @@ static void read_time(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *
         cr->stop_reason = i < 0 ? NULL : stops[i];
     }
     read_samples(r, o, w, cr);
+    read_placements(r, o, w, cr);
     snprintf(w2, sizeof w2, "%sstages_median_us.", w);
     const cJSON *st = rd_obj(r, o, w, "stages_median_us");
     (void)w2;

@@ -165,8 +165,10 @@ static void csv_row(FILE *f, const mb_case_result_t *cr)
     for (int s = 0; s < MB_NSTAGES; s++) csv_num(f, cr->stage_median_us[s], cr->stage_median_us[s] >= 0);
     csv_num(f, (double)k->q_saturated, checked);
     csv_num(f, (double)k->q_below_normal, checked);
+    csv_num(f, cr->placements, cr->placements > 0);
+    csv_num(f, mb_placement_spread_pct(cr), timed && cr->placements > 0);
     csv_str(f, !planned ? "" : cr->plan_built ? "built" : "cached");
-    csv_str(f, mb_status_name(cr->status));
+    csv_str(f, mb_status_name(cr->status));   /* last: scripts read it as $NF */
     fputc('\n', f);
 }
 
@@ -174,7 +176,7 @@ static void csv_body(FILE *f, const mb_report_t *r)
 {
     fputs("name,batch,q_len,kv,heads,splits,mode,l2,kernel,median_us,mean_us,min_us,max_us,stddev_us,rse,n,"
           "host_wall_us,bytes,tbps,pct_copy,max_abs,rel_l2,row_rel_l2,cosine,n_outside,fid_rel_l2,q_quant,plan_policy,page_size,page_order,"
-          "plan_us,quant_us,decode_us,combine_us,q_saturated,q_below_normal,plan,status\n", f);
+          "plan_us,quant_us,decode_us,combine_us,q_saturated,q_below_normal,placements,placement_spread_pct,plan,status\n", f);
     for (int i = 0; i < r->n_results; i++) csv_row(f, &r->results[i]);
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "config.h"
+#include "defaults.h"
 
 #define MB_RESULT_SCHEMA "mla-bench/result/1"
 
@@ -46,7 +47,11 @@ typedef struct mb_case_result {
     mb_stats_t time;           /* whole call, GPU time per call (events), microseconds */
     double *samples_us;        /* every sample, owned */
     int n_samples;
-    const char *stop_reason;   /* "target_rse", "max_seconds", "max_runs", "interrupted" (static) */
+    const char *stop_reason;   /* "target_rse", "max_seconds", "max_runs", "interrupted" (static): the
+                                * first placement's, unless a later one stopped otherwise */
+    int placements;            /* workspaces timed (samples_us holds all of theirs); 0: unknown (a
+                                * file written before placements) */
+    double placement_median_us[MB_MAX_PLACEMENTS];
     double stage_median_us[MB_NSTAGES];   /* eager mode only; < 0 when not measured */
     double host_wall_us;       /* median host wall time of one call, enqueue to completion */
     double bytes;              /* KV fp8 + Q bf16 read + output bf16 written */

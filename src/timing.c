@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "stats.h"
 #include "timing.h"
@@ -79,58 +80,65 @@ static int grow(double **a, int *cap, int n)
     return 0;
 }
 
-static double median_of(double *x, int n)
+static double median_of(const double *x, int n)
 {
     mb_stats_t st;
     mb_stats_compute(x, n, &st);
     return n ? st.median : -1.0;
 }
 
-int mb_time_case(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, volatile sig_atomic_t *stop,
-                 char *err, size_t errlen)
+int mb_time_placement(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, mb_time_acc_t *acc,
+                      volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     const mb_case_t *c = ws->c;
-    double *stage[MB_NSTAGES] = { NULL };
-    int cap = 0, scap[MB_NSTAGES] = { 0 }, n = 0, rc = 4;
+    const int n0 = r->n_samples;
+    int n = n0, rc = 4;
     double sum = 0.0, sumsq = 0.0;
-    r->samples_us = NULL;
     for (int i = 0; i < c->warmup; i++) if (mb_path_call(ws, g->stream, c->mode, NULL, err, errlen)) goto out;
     GPU_CHECK(hipStreamSynchronize(g->stream));
-    if (host_wall(ws, g, &r->host_wall_us, err, errlen)) goto out;
+    if (r->placements == 0 && host_wall(ws, g, &r->host_wall_us, err, errlen)) goto out;
 
     double t0 = mb_now_s();
-    r->stop_reason = "max_runs";
-    while (n < c->max_runs) {
+    const char *why = "max_runs";
+    while (n - n0 < c->max_runs) {
         double total, st[MB_NSTAGES] = { -1, -1, -1, -1 };
-        if (grow(&r->samples_us, &cap, n)) goto oom;
-        for (int s = 0; s < MB_NSTAGES; s++) if (grow(&stage[s], &scap[s], n)) goto oom;
+        if (grow(&r->samples_us, &acc->cap, n)) goto oom;
+        for (int s = 0; s < MB_NSTAGES; s++) if (grow(&acc->stage[s], &acc->stage_cap[s], n)) goto oom;
         if (one_sample(ws, g, n, &total, st, err, errlen)) goto out;
         r->samples_us[n] = total;
-        for (int s = 0; s < MB_NSTAGES; s++) stage[s][n] = st[s];
+        for (int s = 0; s < MB_NSTAGES; s++) acc->stage[s][n] = st[s];
         n++;
+        r->n_samples = n;
         sum += total;
         sumsq += total * total;
-        if (stop && *stop) { r->stop_reason = "interrupted"; break; }
-        if (n >= c->min_runs) {
-            /* Stop rule: the mean is known to target_rse, or the case's time budget is spent. The
+        if (stop && *stop) { why = "interrupted"; break; }
+        const int k = n - n0;
+        if (k >= c->min_runs) {
+            /* Stop rule: the mean is known to target_rse, or the placement's time budget is spent. The
              * running variance is only the rule's trigger; reported statistics are recomputed. */
-            double mean = sum / n, var = (sumsq - n * mean * mean) / (n - 1);
-            if (sqrt(var > 0 ? var : 0) / sqrt((double)n) <= c->target_rse * mean) { r->stop_reason = "target_rse"; break; }
-            if (mb_now_s() - t0 >= c->max_seconds) { r->stop_reason = "max_seconds"; break; }
+            double mean = sum / k, var = (sumsq - k * mean * mean) / (k - 1);
+            if (sqrt(var > 0 ? var : 0) / sqrt((double)k) <= c->target_rse * mean) { why = "target_rse"; break; }
+            if (mb_now_s() - t0 >= c->max_seconds) { why = "max_seconds"; break; }
         }
     }
-    r->n_samples = n;
-    mb_stats_compute(r->samples_us, n, &r->time);
-    for (int s = 0; s < MB_NSTAGES; s++)
-        r->stage_median_us[s] = c->mode == MB_MODE_EAGER ? median_of(stage[s], n) : -1.0;
-    rc = 0;
-    goto out;
+    /* The case's reason is the first placement's unless a later one stopped otherwise. */
+    if (r->placements == 0 || strcmp(why, "target_rse") != 0) r->stop_reason = why;
+    r->placement_median_us[r->placements++] = median_of(r->samples_us + n0, n - n0);
+    return 0;
 oom:
     snprintf(err, errlen, "out of host memory for timing samples");
-    goto out;
+    return 4;
 fail:
-    rc = 4;
 out:
-    for (int s = 0; s < MB_NSTAGES; s++) free(stage[s]);
     return rc;
+}
+
+void mb_time_finish(mb_case_result_t *r, mb_time_acc_t *acc)
+{
+    mb_stats_compute(r->samples_us, r->n_samples, &r->time);
+    for (int s = 0; s < MB_NSTAGES; s++) {
+        r->stage_median_us[s] = r->c->mode == MB_MODE_EAGER ? median_of(acc->stage[s], r->n_samples) : -1.0;
+        free(acc->stage[s]);
+        acc->stage[s] = NULL;
+    }
 }

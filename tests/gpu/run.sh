@@ -55,6 +55,17 @@ cp -r "$TMP/c-portable" "$TMP/c"
 for ext in json md csv; do
     [ -s "$TMP/c/correctness.$ext" ]; result "table written: correctness.$ext" $? "missing"
 done
+# Every case checked and timed on the default three placements (workspaces on other pages), its
+# samples pooled: as many placement medians as placements, and at least min_runs samples from each.
+python3 - "$TMP/c/correctness.json" <<'PY'
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+bad = [c["name"] for c in cases if c.get("placements") != 3 or len(c.get("placement_medians_us", [])) != 3
+       or c["time_us"]["n"] < 3 * 2]
+print("placements: %d of %d cases on 3, each with its own median" % (len(cases) - len(bad), len(cases)))
+sys.exit(1 if bad or not cases else 0)
+PY
+result "every correctness case timed on 3 placements" $? "see the line above"
 
 # Ctrl-C mid-run: exit 130, and the tables of the cases that finished are written and say so. The
 # config samples each case for a fixed time, so the run is mid-way at 6 s however fast sampling gets

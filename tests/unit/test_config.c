@@ -112,7 +112,7 @@ static void config_builtin_defaults(void)
     CHECK(c->l2_cold == MB_DEF_L2_COLD && c->seed == MB_DEF_SEED);
     CHECK(c->q_std == MB_DEF_Q_STD && c->kv_std == MB_DEF_KV_STD);
     CHECK(c->warmup == MB_DEF_WARMUP && c->min_runs == MB_DEF_MIN_RUNS && c->max_runs == MB_DEF_MAX_RUNS);
-    CHECK(c->target_rse == MB_DEF_TARGET_RSE && c->max_seconds == MB_DEF_MAX_SECONDS);
+    CHECK(c->target_rse == MB_DEF_TARGET_RSE && c->max_seconds == MB_DEF_MAX_SECONDS && c->placements == MB_DEF_PLACEMENTS);
     CHECK(c->atol == MB_DEF_ATOL && c->rtol == MB_DEF_RTOL && c->max_rel_l2 == MB_DEF_MAX_REL_L2);
     mb_config_free(&cfg);
     CHECK(cleared(&cfg));
@@ -141,9 +141,9 @@ static void config_every_field_at_its_bounds(void)
     if (!PARSE_OK("{'cases':[{'name':'hi','batch':3,'q_len':8,'heads':128,'kv_len':1048576,'causal':false,"
                   "'num_kv_splits':256,'mode':'eager','l2':'hot','seed':9007199254740992,'q_std':10000,"
                   "'kv_std':0.25,'warmup':1000,'min_runs':100000,'max_runs':1000000,'target_rse':1,"
-                  "'max_seconds':3600,'atol':1,'rtol':1,'max_rel_l2':1},"
+                  "'max_seconds':3600,'placements':8,'atol':1,'rtol':1,'max_rel_l2':1},"
                   "{'name':'lo','batch':1,'q_len':1,'heads':1,'kv_len':1,'num_kv_splits':1,'seed':0,"
-                  "'q_std':1e-9,'warmup':0,'min_runs':1,'max_runs':1,'target_rse':1e-9,'max_seconds':1e-9,"
+                  "'q_std':1e-9,'warmup':0,'min_runs':1,'max_runs':1,'target_rse':1e-9,'max_seconds':1e-9,'placements':1,"
                   "'atol':0,'rtol':0,'max_rel_l2':0}]}", &cfg))
         return;
     const mb_case_t *h = &cfg.cases[0], *l = &cfg.cases[1];
@@ -151,9 +151,9 @@ static void config_every_field_at_its_bounds(void)
     CHECK(all_lens(h, 1048576) && h->causal == 0 && h->splits == 256 && h->mode == MB_MODE_EAGER);
     CHECK(h->l2_cold == 0 && h->seed == 9007199254740992ull && h->q_std == 10000 && h->kv_std == 0.25);
     CHECK(h->warmup == 1000 && h->min_runs == 100000 && h->max_runs == 1000000 && h->target_rse == 1);
-    CHECK(h->max_seconds == 3600 && h->atol == 1 && h->rtol == 1 && h->max_rel_l2 == 1);
+    CHECK(h->max_seconds == 3600 && h->placements == 8 && h->atol == 1 && h->rtol == 1 && h->max_rel_l2 == 1);
     CHECK(l->batch == 1 && l->q_len == 1 && l->heads == 1 && all_lens(l, 1) && l->splits == 1 && l->seed == 0);
-    CHECK(l->q_std == 1e-9 && l->warmup == 0 && l->min_runs == 1 && l->max_runs == 1);
+    CHECK(l->q_std == 1e-9 && l->warmup == 0 && l->min_runs == 1 && l->max_runs == 1 && l->placements == 1);
     CHECK(l->target_rse == 1e-9 && l->max_seconds == 1e-9 && l->atol == 0 && l->rtol == 0 && l->max_rel_l2 == 0);
     mb_config_free(&cfg);
 }
@@ -493,6 +493,9 @@ static void config_err_other_fields(void)
     BAD_VALUE("'target_rse':1.5", "target_rse: expected number in (0, 1], got 1.5");
     BAD_VALUE("'max_seconds':0", "max_seconds: expected number in (0, 3600], got 0");
     BAD_VALUE("'max_seconds':3600.5", "max_seconds: expected number in (0, 3600], got 3600.5");
+    BAD_VALUE("'placements':0", "placements: expected integer in [1, 8], got 0");
+    BAD_VALUE("'placements':9", "placements: expected integer in [1, 8], got 9");
+    BAD_VALUE("'placements':2.5", "placements: expected integer in [1, 8], got 2.5");
     BAD_VALUE("'atol':-0.1", "atol: expected number in [0, 1], got -0.1");
     BAD_VALUE("'atol':2", "atol: expected number in [0, 1], got 2");
     BAD_VALUE("'rtol':1.01", "rtol: expected number in [0, 1], got 1.01");

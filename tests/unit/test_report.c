@@ -86,6 +86,11 @@ static void fixture(fixture_t *x)
         r->n_samples = NSAMP;
         r->time = (mb_stats_t){NSAMP, 10.5 + i, 10.4 + i, 10.0 + i, 11.0 + i, 0.123456789, 0.00312};
         r->stop_reason = i ? "max_runs" : "target_rse";
+        /* three placements 1.0 us apart around a median of 10.5: a spread of 9.52 %; one for the second */
+        r->placements = i ? 1 : 3;
+        r->placement_median_us[0] = i ? 11.5 : 10.0;
+        r->placement_median_us[1] = 11.0;
+        r->placement_median_us[2] = 10.25;
         r->stage_median_us[MB_STAGE_PLAN] = -1.0;
         r->stage_median_us[MB_STAGE_QUANT] = i ? 1.5 : -1.0;
         r->stage_median_us[MB_STAGE_DECODE] = i ? 8.25 : -1.0;
@@ -366,6 +371,24 @@ static void test_json_reader_rejects(void)
     CHECK(back.n_results > 1 && back.results[1].plan_id == 0);
     mb_report_free_read(&back);
     free(edited);
+
+    /* placements is optional (older files read as 0: unknown), but it must count its medians. */
+    cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cases"), 0);
+    cJSON_ReplaceItemInObject(c0, "placements", cJSON_CreateNumber(2));
+    edited = cJSON_Print(root);
+    spit(path, edited);
+    CHECK(mb_report_read_json(path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, "cases[0].placements: expected an integer in [1, 8], the length of placement_medians_us"), "%s", err);
+    free(edited);
+    cJSON_DeleteItemFromObject(c0, "placements");
+    cJSON_DeleteItemFromObject(c0, "placement_medians_us");
+    edited = cJSON_Print(root);
+    spit(path, edited);
+    CHECKF(mb_report_read_json(path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.n_results > 1 && back.results[0].placements == 0 && back.results[1].placements == 1 &&
+          back.results[1].placement_median_us[0] == 11.5);
+    mb_report_free_read(&back);
+    free(edited);
     cJSON_Delete(root);
     free(text);
 
@@ -407,23 +430,28 @@ static void test_csv(void)
     char *text = slurp(path, NULL);
     static char f[200][160];
     int nrec = 0, nf = text ? csv_parse(text, f, 200, &nrec) : 0;
-    enum { NC = 38 };
+    enum { NC = 40 };
     CHECKF(nrec == 1 + NCASES && nf == NC * (1 + NCASES), "records %d fields %d", nrec, nf);
     CHECK(!strcmp(f[0], "name") && !strcmp(f[9], "median_us") && !strcmp(f[NC - 1], "status"));
+    /* placements and their spread: (11.0 - 10.0) / 10.5; one placement has none; the error case nothing */
+    CHECK(!strcmp(f[36], "placements") && !strcmp(f[37], "placement_spread_pct"));
+    CHECKF(!strcmp(f[NC + 36], "3") && fabs(strtod(f[NC + 37], NULL) - 100.0 / 10.5) < 1e-12, "%s %s", f[NC + 36], f[NC + 37]);
+    CHECK(!strcmp(f[2 * NC + 36], "1") && !strcmp(f[2 * NC + 37], "0"));
+    CHECK(!strcmp(f[3 * NC + 36], "") && !strcmp(f[3 * NC + 37], ""));
     CHECK(!strcmp(f[NC], "b4, \"long\" kv"));
     CHECK(strstr(text, "\"b4, \"\"long\"\" kv\",") != NULL);
     CHECK(!strcmp(f[NC + 3], "1024") && !strcmp(f[NC + 5], "8a") && !strcmp(f[NC + 6], "graph"));
     CHECK(strtod(f[NC + 9], NULL) == 10.5 && strtod(f[NC + 18], NULL) == 3.1415926535);
     CHECK(!strcmp(f[2 * NC + 3], "uniform[1,4096]") && !strcmp(f[2 * NC + 5], "4"));
-    CHECK(!strcmp(f[NC + 36], "built") && !strcmp(f[2 * NC + 36], "cached"));
-    CHECK(!strcmp(f[NC + 37], "pass") && !strcmp(f[2 * NC + 37], "fail"));
+    CHECK(!strcmp(f[NC + 38], "built") && !strcmp(f[2 * NC + 38], "cached"));
+    CHECK(!strcmp(f[NC + 39], "pass") && !strcmp(f[2 * NC + 39], "fail"));
     /* The cache layout: page_size 0 and no order for a flat cache. */
     CHECK(!strcmp(f[28], "page_size") && !strcmp(f[29], "page_order"));
     CHECK(!strcmp(f[NC + 28], "0") && !strcmp(f[NC + 29], ""));
     CHECK(!strcmp(f[2 * NC + 28], "16") && !strcmp(f[2 * NC + 29], "contiguous"));
     CHECK(!strcmp(f[3 * NC + 28], "64") && !strcmp(f[3 * NC + 29], "shuffled"));
     /* The error case measured nothing: empty fields, and its splits are the request. */
-    CHECK(!strcmp(f[3 * NC + 37], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
+    CHECK(!strcmp(f[3 * NC + 39], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
     free(text);
 }
 
@@ -442,6 +470,7 @@ static void test_markdown(void)
     CHECK(text && !strchr(text, '\033'));
     CHECK(text && strstr(text, "| graph\\|hot "));
     CHECK(text && strstr(text, "cases: 1 pass, 1 fail, 1 error"));
+    CHECKF(text && strstr(text, " 3, 9.5% |") && strstr(text, " 1 |"), "%s", text);
     /* the variants table names each case's KV layout */
     CHECK(text && strstr(text, "| flat ") && strstr(text, "| 16 contiguous |") && strstr(text, "| 64 shuffled "));
     int rows = 0, header = 0, delim = 0;
