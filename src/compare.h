@@ -22,6 +22,8 @@ typedef struct mb_cmp_row {
     double change_pct;         /* (new / old - 1) * 100; NaN when either value is missing */
     double noise_pct;          /* 100 * 2 * sqrt(rse_old^2 + rse_new^2): about a 95 % band of the change */
     double p;                  /* two-sided Mann-Whitney U on the stored samples */
+    double spread_pct;         /* the larger placement spread of the two runs (mb_placement_spread_pct),
+                                * over the runs with two or more placements; NaN when neither has */
     int n_old, n_new;          /* samples on each side */
     mb_verdict_t verdict;
     int check_failed;          /* NEW's status is fail or error */
@@ -73,9 +75,10 @@ int mb_compare_parse_pct(const char *s, double *pct);
 /* A plain decimal in (0, 0.5]. Returns 0 or -1. */
 int mb_compare_parse_alpha(const char *s, double *alpha);
 
-/* The verdict from the change, its p-value and the sample counts (rules in mla-bench compare --help). */
+/* The verdict from the change, its p-value, the sample counts and the placement spread (NaN: unknown;
+rules in mla-bench compare --help). */
 mb_verdict_t mb_compare_verdict(double change_pct, double p, int n_old, int n_new, double max_regression_pct,
-                                double alpha);
+                                double alpha, double spread_pct);
 
 /* Fills out (release with mb_compare_free). Returns 0, or -1 with one line in err naming the file:
  * bad options, devices differ (unless allowed; out->device_mismatch says it was), no case in common. */

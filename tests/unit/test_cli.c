@@ -86,14 +86,18 @@ static void run_without_gpu(void)
  * so scripts/ci-perf-gate.sh confirms a regression with a second run; the pair recorded for v96 had the
  * same case +4.4 %, significant but under 5 %. The pair recorded for v110d, the first with three
  * placements a case (their samples pooled), has three significant slowdowns of 1.1-1.4 % (b4-q1-kv1024
- * graph +1.36 %, b4-q4-kv8192 graph, b32-q4-kv1024 eager) and none faster, and a 1 % threshold calls
- * them regressed: the threshold must sit above the A/A spread. */
+ * graph +1.36 %, b4-q4-kv8192 graph, b32-q4-kv1024 eager) and none faster. A 1 % threshold calls
+ * b4-q1 graph regressed (its placements 0.94 % apart) and the other two ambiguous, their placements
+ * 2.07 and 2.94 % apart (with b32-q1-kv1024 eager, +1.47 % at p 0.016): the threshold must sit above
+ * the A/A spread. */
 static void gate_on_recorded_pairs(void)
 {
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 && strstr(out, " 0 regressed,") &&
                strstr(out, " 3 slower,") && strstr(out, " 0 faster,"), "%s", out);
     CHECKF(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 3 &&
-               strstr(out, " 3 regressed,") && strstr(out, "b4-q1-kv1024-h32/mode=graph"), "%s", out);
+               strstr(out, " 1 regressed,") && strstr(out, " 3 ambiguous;") &&
+               strstr(out, "b4-q1-kv1024-h32/mode=graph    graph   11.74   11.90     +1.36      0.74      0.94  1.9e-04  regressed"),
+           "%s", out);
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3, "%s", out);
     CHECK(strstr(out, "regressed") && strstr(out, "b32-q1-kv8192-h16/mode=graph"));
     /* The threshold decides which significant slowdowns count: in the A/B pair six cases are slower by

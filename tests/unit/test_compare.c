@@ -192,16 +192,23 @@ static void test_mwu_symmetric(void)
 
 static void test_verdict_rules(void)
 {
-    CHECK(mb_compare_verdict(50.0, 1e-9, 4, 30, 5.0, 0.01) == MB_V_AMBIGUOUS);
-    CHECK(mb_compare_verdict(50.0, 1e-9, 30, 4, 5.0, 0.01) == MB_V_AMBIGUOUS);
-    CHECK(mb_compare_verdict(4.9, 0.5, 5, 5, 5.0, 0.01) == MB_V_SAME);
-    CHECK(mb_compare_verdict(-5.0, 0.01, 5, 5, 5.0, 0.01) == MB_V_SAME);
-    CHECK(mb_compare_verdict(-6.0, 0.5, 5, 5, 5.0, 0.01) == MB_V_AMBIGUOUS);
-    CHECK(mb_compare_verdict(5.1, 0.009, 5, 5, 5.0, 0.01) == MB_V_REGRESSED);
-    CHECK(mb_compare_verdict(5.0, 0.009, 5, 5, 5.0, 0.01) == MB_V_SLOWER);
-    CHECK(mb_compare_verdict(0.0, 0.009, 5, 5, 5.0, 0.01) == MB_V_FASTER);
-    CHECK(mb_compare_verdict(-30.0, 0.009, 5, 5, 5.0, 0.01) == MB_V_FASTER);
-    CHECK(mb_compare_verdict(NAN, 0.001, 5, 5, 5.0, 0.01) == MB_V_AMBIGUOUS);
+    CHECK(mb_compare_verdict(50.0, 1e-9, 4, 30, 5.0, 0.01, NAN) == MB_V_AMBIGUOUS);
+    CHECK(mb_compare_verdict(50.0, 1e-9, 30, 4, 5.0, 0.01, NAN) == MB_V_AMBIGUOUS);
+    CHECK(mb_compare_verdict(4.9, 0.5, 5, 5, 5.0, 0.01, NAN) == MB_V_SAME);
+    CHECK(mb_compare_verdict(-5.0, 0.01, 5, 5, 5.0, 0.01, NAN) == MB_V_SAME);
+    CHECK(mb_compare_verdict(-6.0, 0.5, 5, 5, 5.0, 0.01, NAN) == MB_V_AMBIGUOUS);
+    CHECK(mb_compare_verdict(5.1, 0.009, 5, 5, 5.0, 0.01, NAN) == MB_V_REGRESSED);
+    CHECK(mb_compare_verdict(5.0, 0.009, 5, 5, 5.0, 0.01, NAN) == MB_V_SLOWER);
+    CHECK(mb_compare_verdict(0.0, 0.009, 5, 5, 5.0, 0.01, NAN) == MB_V_FASTER);
+    CHECK(mb_compare_verdict(-30.0, 0.009, 5, 5, 5.0, 0.01, NAN) == MB_V_FASTER);
+    CHECK(mb_compare_verdict(NAN, 0.001, 5, 5, 5.0, 0.01, NAN) == MB_V_AMBIGUOUS);
+    /* Past the threshold, a slowdown must also exceed the placements' spread to be a regression. */
+    CHECK(mb_compare_verdict(6.0, 1e-6, 30, 30, 5.0, 0.01, 8.8) == MB_V_AMBIGUOUS);
+    CHECK(mb_compare_verdict(8.8, 1e-6, 30, 30, 5.0, 0.01, 8.8) == MB_V_AMBIGUOUS);
+    CHECK(mb_compare_verdict(9.0, 1e-6, 30, 30, 5.0, 0.01, 8.8) == MB_V_REGRESSED);
+    CHECK(mb_compare_verdict(6.0, 1e-6, 30, 30, 5.0, 0.01, 0.5) == MB_V_REGRESSED);
+    CHECK(mb_compare_verdict(3.0, 1e-6, 30, 30, 5.0, 0.01, 8.8) == MB_V_SLOWER);
+    CHECK(mb_compare_verdict(-9.0, 1e-6, 30, 30, 5.0, 0.01, 8.8) == MB_V_FASTER);
     CHECK(!strcmp(mb_verdict_name(MB_V_REGRESSED), "regressed") && !strcmp(mb_verdict_name(MB_V_SAME), "same"));
     CHECK(!strcmp(mb_verdict_name(MB_V_AMBIGUOUS), "ambiguous") && !strcmp(mb_verdict_name(MB_V_FASTER), "faster"));
 }
