@@ -74,10 +74,9 @@ mb_verdict_t mb_compare_verdict(double change_pct, double p, int n_old, int n_ne
 /* The larger spread of the runs timed on two or more placements; NaN when neither was. */
 static double spread_of(const mb_case_result_t *o, const mb_case_result_t *n)
 {
-    double s = NAN;
-    if (o->placements >= 2) s = mb_placement_spread_pct(o);
-    if (n->placements >= 2 && !(mb_placement_spread_pct(n) <= s)) s = mb_placement_spread_pct(n);
-    return s;
+    double a = o->placements >= 2 ? mb_placement_spread_pct(o) : NAN;
+    double b = n->placements >= 2 ? mb_placement_spread_pct(n) : NAN;
+    return fmax(a, b);   /* the other where one is NaN */
 }
 
 int mb_compare_exit_code(const mb_compare_t *c)

@@ -175,7 +175,7 @@ static int room_for_another(const mb_case_t *c, const mb_plan_t *p, const mb_ker
  * sit on other physical pages: checked against the same reference, then timed, its samples pooled with
  * the earlier placements'. A placement moved b32-q4-kv1024's graph time on the H200 between 21.4 and
  * 24.4 us (README, "How it times"); one placement a case made that a coin toss per run. */
-static int time_placement(mb_runner_t *r, mb_case_state_t *st, mb_plan_entry_t *e, mb_ws_t *w, mb_case_result_t *res,
+static int another_placement(mb_runner_t *r, mb_case_state_t *st, mb_plan_entry_t *e, mb_ws_t *w, mb_case_result_t *res,
                           mb_time_acc_t *acc, char *err, size_t errlen)
 {
     const mb_ws_t *ws = &st->ws;
@@ -242,7 +242,7 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
                     res->placements, c->placements);
             break;
         }
-        rc = time_placement(r, st, e, &extra[held++], res, &acc, err, errlen);
+        rc = another_placement(r, st, e, &extra[held++], res, &acc, err, errlen);
     }
     while (held > 0) mb_ws_destroy(&extra[--held]);
     mb_time_finish(res, &acc);

@@ -92,11 +92,11 @@ int mb_time_placement(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, mb_time_acc
 {
     const mb_case_t *c = ws->c;
     const int n0 = r->n_samples;
-    int n = n0, rc = 4;
+    int n = n0;
     double sum = 0.0, sumsq = 0.0;
-    for (int i = 0; i < c->warmup; i++) if (mb_path_call(ws, g->stream, c->mode, NULL, err, errlen)) goto out;
+    for (int i = 0; i < c->warmup; i++) if (mb_path_call(ws, g->stream, c->mode, NULL, err, errlen)) goto fail;
     GPU_CHECK(hipStreamSynchronize(g->stream));
-    if (r->placements == 0 && host_wall(ws, g, &r->host_wall_us, err, errlen)) goto out;
+    if (r->placements == 0 && host_wall(ws, g, &r->host_wall_us, err, errlen)) goto fail;
 
     double t0 = mb_now_s();
     const char *why = "max_runs";
@@ -104,7 +104,7 @@ int mb_time_placement(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, mb_time_acc
         double total, st[MB_NSTAGES] = { -1, -1, -1, -1 };
         if (grow(&r->samples_us, &acc->cap, n)) goto oom;
         for (int s = 0; s < MB_NSTAGES; s++) if (grow(&acc->stage[s], &acc->stage_cap[s], n)) goto oom;
-        if (one_sample(ws, g, n, &total, st, err, errlen)) goto out;
+        if (one_sample(ws, g, n, &total, st, err, errlen)) goto fail;
         r->samples_us[n] = total;
         for (int s = 0; s < MB_NSTAGES; s++) acc->stage[s][n] = st[s];
         n++;
@@ -127,10 +127,8 @@ int mb_time_placement(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, mb_time_acc
     return 0;
 oom:
     snprintf(err, errlen, "out of host memory for timing samples");
-    return 4;
 fail:
-out:
-    return rc;
+    return 4;
 }
 
 void mb_time_finish(mb_case_result_t *r, mb_time_acc_t *acc)
