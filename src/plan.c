@@ -33,6 +33,13 @@ static int64_t dram_bound(const mb_plan_params_t *p, int64_t busiest, int64_t to
 
 static int split_chunk(int len, int splits, int gran);
 
+/* The end of row group grp of a batch's rows (the last group may be short). */
+static int group_end(const mb_plan_params_t *p, int rows, int grp)
+{
+    int r1 = (grp + 1) * p->rows_per_unit;
+    return r1 < rows ? r1 : rows;
+}
+
 int mb_plan_unit_rows(const mb_plan_params_t *p)
 {
     return p->q_len * p->heads < p->rows_per_unit ? p->q_len * p->heads : p->rows_per_unit;
@@ -100,7 +107,7 @@ static void fill_units(const mb_plan_params_t *p, mb_plan_t *pl, int splits, int
         int len = p->kv_lens[b], chunk = split_chunk(len, batch_splits(p, splits, len), p->kv_granularity);
         int n = len > 0 ? ceil_div(len, chunk) : 1;
         for (int grp = 0; grp < groups; grp++) {
-            int r0 = grp * p->rows_per_unit, r1 = r0 + p->rows_per_unit < rows ? r0 + p->rows_per_unit : rows;
+            int r0 = grp * p->rows_per_unit, r1 = group_end(p, rows, grp);
             if (n > 1) pl->reduce[g++] = (mb_reduce_t){ b, r0, r1, slot, slot + n };
             for (int s = 0; s < n; s++) {
                 int k0 = s * chunk, k1 = k0 + chunk < len ? k0 + chunk : len;
@@ -191,7 +198,7 @@ static int pack_even(const mb_plan_params_t *p, int groups, int rows, int64_t ca
     for (int b = 0; b < p->batch; b++)
         for (int grp = 0; grp < groups; grp++) {
             int len = p->kv_lens[b], k = 0, r0 = grp * p->rows_per_unit;
-            int64_t oh = p->unit_overhead + partial_tokens(rows - r0 < p->rows_per_unit ? rows - r0 : p->rows_per_unit);
+            int64_t oh = p->unit_overhead + partial_tokens(group_end(p, rows, grp) - r0);
             do {   /* an empty batch is one unit of no tokens: its rows are written as zeros */
                 if (load > 0 && load + oh + (len - k < g ? len - k : g) > cap) { ctas++; load = 0; }
                 int64_t room = (cap - load - oh) / g;
@@ -231,7 +238,7 @@ static int build_even(const mb_plan_params_t *p, mb_plan_t *out, int groups, int
     out->work_indptr[0] = 0;
     for (int i = 0, j; i < n; i = j) {
         for (j = i; j < n && pc[j].b == pc[i].b && pc[j].grp == pc[i].grp; j++) {}
-        int b = pc[i].b, r0 = pc[i].grp * p->rows_per_unit, r1 = r0 + p->rows_per_unit < rows ? r0 + p->rows_per_unit : rows;
+        int b = pc[i].b, r0 = pc[i].grp * p->rows_per_unit, r1 = group_end(p, rows, pc[i].grp);
         if (j - i > 1) out->reduce[out->num_reduce++] = (mb_reduce_t){ b, r0, r1, out->num_slots, out->num_slots + j - i };
         if (j - i > out->splits_max) out->splits_max = j - i;
         for (int u = i; u < j; u++) {

@@ -171,29 +171,38 @@ static int room_for_another(const mb_case_t *c, const mb_plan_t *p, const mb_ker
     return hipMemGetInfo(&free_b, &total_b) == hipSuccess && 1.1 * mb_ws_bytes(c, p, k) + 256e6 < (double)free_b;
 }
 
-/* The case again on a fresh workspace, allocated while the earlier ones are held, so that its buffers
- * sit on other physical pages: checked against the same reference, then timed, its samples pooled with
- * the earlier placements'. A placement moved b32-q4-kv1024's graph time on the H200 between 21.4 and
- * 24.4 us (README, "How it times"); one placement a case made that a coin toss per run. */
-static int another_placement(mb_runner_t *r, mb_case_state_t *st, mb_plan_entry_t *e, mb_ws_t *w, mb_case_result_t *res,
-                          mb_time_acc_t *acc, char *err, size_t errlen)
+/* One call of the path on w under plan e, its output checked against the case's reference (computed
+ * from the first workspace the case checks). */
+static int call_and_check(mb_runner_t *r, mb_case_state_t *st, mb_ws_t *w, mb_plan_entry_t *e, mb_check_t *chk,
+                          uint16_t **hout, char *err, size_t errlen)
 {
-    const mb_ws_t *ws = &st->ws;
-    const mb_case_t *c = ws->c;
-    mb_check_t chk;
-    uint16_t *hout = NULL;
     int rc;
-    if ((rc = mb_ws_create(w, c, &ws->kinfo, &r->g, r->fault, err, errlen)) || (rc = mb_ws_bind_plan(w, e, err, errlen)) ||
-        (rc = mb_path_poison(w, r->g.stream, err, errlen)) || (rc = mb_path_call(w, r->g.stream, c->mode, NULL, err, errlen)))
+    if ((rc = mb_ws_bind_plan(w, e, err, errlen)) || (rc = mb_path_poison(w, r->g.stream, err, errlen)) ||
+        (rc = mb_path_call(w, r->g.stream, w->c->mode, NULL, err, errlen)))
         return rc;
     hipError_t ge = hipStreamSynchronize(r->g.stream);
     if (ge == hipSuccess) ge = hipGetLastError();
     if (ge != hipSuccess) {
-        snprintf(err, errlen, "GPU error in the decode call (placement %d): %s", res->placements + 1, hipGetErrorString(ge));
+        snprintf(err, errlen, "GPU error in the decode call: %s", hipGetErrorString(ge));
         return 4;
     }
-    if ((rc = mb_check_output(w, &r->g, st->ref, st->src, &chk, &hout, err, errlen))) return rc;
+    if (!st->ref && (rc = mb_reference(w, &r->g, &st->ref, &st->src, err, errlen))) return rc;
+    return mb_check_output(w, &r->g, st->ref, st->src, chk, hout, err, errlen);
+}
+
+/* The case again on a fresh workspace, allocated while the earlier ones are held, so that its buffers
+ * sit on other physical pages: checked, then timed, its samples pooled with the earlier placements'. A
+ * placement moved b32-q4-kv1024's graph time on the H200 between 21.4 and 24.4 us (README, "How it
+ * times"); one placement a case made that a coin toss per run. */
+static int another_placement(mb_runner_t *r, mb_case_state_t *st, mb_plan_entry_t *e, mb_ws_t *w, mb_case_result_t *res,
+                             mb_time_acc_t *acc, char *err, size_t errlen)
+{
+    mb_check_t chk;
+    uint16_t *hout = NULL;
+    int rc = mb_ws_create(w, st->ws.c, &st->ws.kinfo, &r->g, r->fault, err, errlen);
+    if (!rc) rc = call_and_check(r, st, w, e, &chk, &hout, err, errlen);
     free(hout);
+    if (rc) return rc;
     if (!chk.pass && res->check.pass) res->check = chk;   /* a placement that fails decides the case */
     return mb_time_placement(w, &r->g, res, acc, &mb_interrupted, err, errlen);
 }
@@ -214,17 +223,10 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
     if ((rc = mb_plan_upload(&r->plans, e, &res->plan_built, err, errlen))) return rc;
     fill_plan_fields(&ws->kinfo, &e->plan, res);
     res->bytes = case_bytes(c, &e->plan);
-    if ((rc = mb_ws_bind_plan(ws, e, err, errlen)) || (rc = mb_path_poison(ws, r->g.stream, err, errlen)) ||
-        (rc = mb_path_call(ws, r->g.stream, c->mode, NULL, err, errlen)))
+    if ((rc = call_and_check(r, st, ws, e, &res->check, &hout, err, errlen))) {
+        free(hout);
         return rc;
-    hipError_t ge = hipStreamSynchronize(r->g.stream);
-    if (ge == hipSuccess) ge = hipGetLastError();
-    if (ge != hipSuccess) {
-        snprintf(err, errlen, "GPU error in the decode call: %s", hipGetErrorString(ge));
-        return 4;
     }
-    if (!st->ref && (rc = mb_reference(ws, &r->g, &st->ref, &st->src, err, errlen))) return rc;
-    if ((rc = mb_check_output(ws, &r->g, st->ref, st->src, &res->check, &hout, err, errlen))) return rc;
     warn_q_range(c, &res->check, ws->n_q);
     if (r->dump_dir) rc = mb_dump_case(r->dump_dir, ws, hout, st->ref, st->src, err, errlen);
     free(hout);
