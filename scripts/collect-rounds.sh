@@ -21,6 +21,8 @@ for f in "$src"/iter-*.tgz; do tar -C "$tmp/x" -xzf "$f"; done
 tar -C "$tmp/x" -xzf "$src/rounds.tgz"
 for d in "$tmp"/x/iter-*; do
     b=${d##*/iter-}
+    # a build whose tests stopped before its timed run (its layout test missing, say) has no round 1
+    [ -f "$d/m/mixed-mla.csv" ] || { echo "collect-rounds: $b has no round 1 (its iter stopped early)" >&2; continue; }
     mkdir -p "$dst/$b/r1" && cp "$d/m/mixed-mla.csv" "$dst/$b/r1/"
 done
 for d in "$tmp"/x/rounds/*/r*; do
