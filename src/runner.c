@@ -190,10 +190,11 @@ static int call_and_check(mb_runner_t *r, mb_case_state_t *st, mb_ws_t *w, mb_pl
     return mb_check_output(w, &r->g, st->ref, st->src, chk, hout, err, errlen);
 }
 
-/* The case again on a fresh workspace, allocated while the earlier ones are held, so that its buffers
- * sit on other physical pages: checked, then timed, its samples pooled with the earlier placements'. A
- * placement moved b32-q4-kv1024's graph time on the H200 between 21.4 and 24.4 us (README, "How it
- * times"); one placement a case made that a coin toss per run. */
+/* The case again on a fresh workspace, allocated while the earlier ones are held (its buffers on other
+ * physical pages, its own graph executable): checked, then timed, its samples pooled with the earlier
+ * placements'. A placement moved b32-q4-kv1024's graph time on the H200 between 21.4 and 24.4 us, by
+ * where the driver put the executable, not the buffers (README, "How it times"); one placement a case
+ * made that a coin toss per run. */
 static int another_placement(mb_runner_t *r, mb_case_state_t *st, mb_plan_entry_t *e, mb_ws_t *w, mb_case_result_t *res,
                              mb_time_acc_t *acc, char *err, size_t errlen)
 {
