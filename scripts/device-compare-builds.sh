@@ -11,14 +11,27 @@
 # (mixed-mla), each round line gives the seconds elapsed. With ONE_FILE=1 everything it wrote goes back
 # as one $OUT/compare.tgz (a call returns at most eight files: two comparisons in one call lost the
 # second one's rounds); unpack it into a folder and give that folder to compare-rounds.py, and file it
-# with scripts/collect-rounds.sh.
+# with scripts/collect-rounds.sh. With PLACEMENTS=N every timed run has "placements": N (a copy of the
+# config under the same name): a change to either kernel can move every placement of a short 64-row
+# shape at once, and eight brought two builds within their spread where three did not (README, "How it
+# times"); ~2.5x the time of three.
 #   scripts/device-compare-builds.sh build build-ex2-ftz build-p-stmatrix build-vt-stmatrix
-#   ROUNDS=3 scripts/device-compare-builds.sh build build-v61
+#   ROUNDS=3 PLACEMENTS=8 scripts/device-compare-builds.sh build build-v61
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
-[ $# -gt 0 ] || { sed -n '2,15p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,19p' "$0"; exit 2; }
 mkdir -p "$OUT"
 start=$SECONDS
+if [ -n "${PLACEMENTS:-}" ]; then
+    src=${CONFIG:-configs/mixed-mla.json}
+    mkdir -p "$OUT/config"
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d.setdefault("defaults", {})["placements"] = int(sys.argv[2])
+json.dump(d, sys.stdout, indent=1)' "$src" "$PLACEMENTS" > "$OUT/config/$(basename "$src")" ||
+        { echo "device-compare-builds: PLACEMENTS expects a count, got '$PLACEMENTS'" >&2; exit 2; }
+    export CONFIG=$OUT/config/$(basename "$src")
+fi
 for b in "$@"; do
     echo "=== $b ($((SECONDS - start)) s)"
     BUILD=$b timeout -k 10 200 bash scripts/device-kernel-iter.sh 2>&1 | grep -v '^$' | head -30
@@ -51,5 +64,6 @@ fi
 if [ -n "${ONE_FILE:-}" ]; then
     (cd "$OUT" && shopt -s nullglob && files=(iter-*.tgz rounds.tg[z] peaked.tg[z] worst-rows.tx[t]) &&
         tar -czf compare.tgz "${files[@]}" && rm -f "${files[@]}")
+    rm -rf "$OUT/config"
 fi
 echo "done ($((SECONDS - start)) s)"
