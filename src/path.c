@@ -236,7 +236,7 @@ int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen)
                            pe->d_qo, pe->d_kv, ws->pages, pe->d_work, pe->d_work_indptr, p->num_ctas, p->num_units,
                            c->heads, c->q_len, c->causal, ws->kinfo.rows_per_unit,
                            ws->partial_o, ws->partial_lse, ws->out, ws->fault, ws->kv_map,
-                           p->num_reduce > 0 };
+                           p->num_reduce > 0, p->work, p->work_indptr };
     mb_combine_args_t cb = { pe->d_reduce, p->num_reduce, ws->kinfo.rows_per_unit, c->heads, p->splits_max, pe->d_qo,
                              ws->partial_o, ws->partial_lse, ws->out,
                              ws->kinfo.partials_f16 && ws->kinfo.partials_f16(c->q_len * c->heads, ws->kv_map.whole_tile) };
