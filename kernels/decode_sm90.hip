@@ -285,9 +285,20 @@ using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>,
                                      std::conditional_t<RS, std::conditional_t<(N == 64), s9_smem_pc<N>, s9_smem_rs<N>>, s9_smem<N>>>;
 template <int N, bool RS> __host__ __device__ constexpr int s9_threads() { return RS && N == 64 ? S9_PC_THREADS : S9_THREADS; }
 
+/* Each CTA's first unit and its range of units, in the launch's parameters (v115): with the L2 flushed,
+ * the plan's first read was a DRAM round trip behind the one that fetched the plan's address from the
+ * parameters, both before the unit's Q and first tile could be asked for; now one read gives the unit.
+ * CTAs past S9_PARAM_CTAS (n = 0: none) read the plan in global memory as before. */
+#define S9_PARAM_CTAS 132
+struct s9_first_units {
+    int32_t n;
+    int32_t w[S9_PARAM_CTAS][2];    /* work_indptr[cta], work_indptr[cta + 1] */
+    mb_work_t u[S9_PARAM_CTAS];     /* work[work_indptr[cta]] */
+};
+
 template <int N, bool RS, bool EVICT_FIRST>
 __global__ void __launch_bounds__(s9_threads<N, RS>(), 1)
-    decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a)
+    decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a, const __grid_constant__ s9_first_units f)
 {
 #if W9_ENABLED
     extern __shared__ __align__(128) uint8_t smem[];
@@ -304,13 +315,19 @@ __global__ void __launch_bounds__(s9_threads<N, RS>(), 1)
     MB_START_DEPENDENTS();
     const unit_scales sc = unit_scales_of(a);
     const w9_kv<EVICT_FIRST> map{ a.kv_map.desc };   /* unused when tiles go by cp.async */
-    /* A CTA's first unit is unit blockIdx.x wherever every CTA before it holds one unit (every plan with
-     * as many units as CTAs: all of mixed-mla's): loaded beside the CTA's work_indptr entries, it starts
-     * the unit one DRAM round trip sooner than a load behind them (the L2 is cold: the plan's lines are
-     * flushed before every timed call). */
-    const int w0 = a.work_indptr[blockIdx.x], w1 = a.work_indptr[blockIdx.x + 1];
-    const mb_work_t guess = a.work[min((int)blockIdx.x, a.num_units - 1)];
-    mb_work_t u = w0 == (int)blockIdx.x ? guess : a.work[w0];   /* a CTA holds at least one unit (plan.c) */
+    int w0, w1;
+    mb_work_t u;
+    if ((int)blockIdx.x < f.n) {
+        w0 = f.w[blockIdx.x][0], w1 = f.w[blockIdx.x][1];
+        u = f.u[blockIdx.x];
+    } else {
+        /* A CTA's first unit is unit blockIdx.x wherever every CTA before it holds one unit: loaded
+         * beside the CTA's work_indptr entries, it starts the unit one DRAM round trip sooner than a
+         * load behind them. */
+        w0 = a.work_indptr[blockIdx.x], w1 = a.work_indptr[blockIdx.x + 1];
+        const mb_work_t guess = a.work[min((int)blockIdx.x, a.num_units - 1)];
+        u = w0 == (int)blockIdx.x ? guess : a.work[w0];   /* a CTA holds at least one unit (plan.c) */
+    }
     if constexpr (RS && N == 64) {
         pc_run<N>(sm, a, map, sc, w0, w1, u);
     } else {
@@ -336,10 +353,24 @@ template <int N, bool RS = false> static hipError_t s9_setup(void)
     return hipFuncSetAttribute((const void *)decode_sm90_kernel<N, RS, true>, hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
 
+/* The first units for the launch's parameters, from the host's copy of the plan (none without one). */
+static void s9_fill_first(const mb_decode_args_t *a, s9_first_units *f)
+{
+    memset(f, 0, sizeof *f);
+    if (!a->host_work || !a->host_work_indptr || a->num_ctas > S9_PARAM_CTAS) return;
+    f->n = a->num_ctas;
+    for (int c = 0; c < a->num_ctas; c++) {
+        f->w[c][0] = a->host_work_indptr[c], f->w[c][1] = a->host_work_indptr[c + 1];
+        f->u[c] = a->host_work[a->host_work_indptr[c]];
+    }
+}
+
 template <int N, bool RS> static void s9_launch(const mb_decode_args_t *a, hipStream_t s)
 {
-    if (a->kv_evict_first) decode_sm90_kernel<N, RS, true><<<a->num_ctas, s9_threads<N, RS>(), s9_smem_bytes<N, RS>(), s>>>(*a);
-    else decode_sm90_kernel<N, RS, false><<<a->num_ctas, s9_threads<N, RS>(), s9_smem_bytes<N, RS>(), s>>>(*a);
+    s9_first_units f;
+    s9_fill_first(a, &f);
+    if (a->kv_evict_first) decode_sm90_kernel<N, RS, true><<<a->num_ctas, s9_threads<N, RS>(), s9_smem_bytes<N, RS>(), s>>>(*a, f);
+    else decode_sm90_kernel<N, RS, false><<<a->num_ctas, s9_threads<N, RS>(), s9_smem_bytes<N, RS>(), s>>>(*a, f);
 }
 
 extern "C" hipError_t mb_sm90_prepare(int *workers_per_sm)

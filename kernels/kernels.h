@@ -75,6 +75,15 @@ typedef struct mb_decode_args {
     mb_kv_map_t kv_map;          /* from describe_kv, for kernels that have one */
     int kv_evict_first;          /* the plan writes partials: the cache's lines, read once a call, may
                                   * leave the L2 first, so that the partials stay for the combine */
+    /* The host's copies of work and work_indptr (the plan's own arrays), for a kernel that hands each
+     * CTA its first unit in its launch parameters (sm90); NULL where the caller has none. */
+    const mb_work_t *host_work;
+    const int32_t *host_work_indptr;
+    /* The scales' values where they hold for the whole workspace: the KV cache's (read back once after
+     * it was made) and Q's 1 on the cast-free path; scales_known 0: read kv_scale and q_scale instead.
+     * A kernel that takes them by value has no load in front of its first unit (sm90, v115b). */
+    float kv_scale_value, q_scale_value;
+    int scales_known;
 } mb_decode_args_t;
 
 typedef struct mb_combine_args {

@@ -183,6 +183,7 @@ static int ws_generate(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
     GPU_CHECK(mb_launch_amax_bf16(ws->kv_bf16, ws->n_kv, ws->amax, s));
     GPU_CHECK(mb_launch_quant_kv(ws->kv_bf16, ws->n_kv, ws->amax, ws->kv_scale, ws->kv_fp8, s));
     GPU_CHECK(hipStreamSynchronize(s));
+    GPU_CHECK(hipMemcpy(&ws->kv_scale_value, ws->kv_scale, 4, hipMemcpyDeviceToHost));
     return 0;
 fail:
     return 4;
@@ -236,7 +237,8 @@ int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen)
                            pe->d_qo, pe->d_kv, ws->pages, pe->d_work, pe->d_work_indptr, p->num_ctas, p->num_units,
                            c->heads, c->q_len, c->causal, ws->kinfo.rows_per_unit,
                            ws->partial_o, ws->partial_lse, ws->out, ws->fault, ws->kv_map,
-                           p->num_reduce > 0 };
+                           p->num_reduce > 0, p->work, p->work_indptr,
+                           ws->kv_scale_value, 1.0f, c->q_quant == MB_Q_CAST };
     mb_combine_args_t cb = { pe->d_reduce, p->num_reduce, ws->kinfo.rows_per_unit, c->heads, p->splits_max, pe->d_qo,
                              ws->partial_o, ws->partial_lse, ws->out,
                              ws->kinfo.partials_f16 && ws->kinfo.partials_f16(c->q_len * c->heads, ws->kv_map.whole_tile) };

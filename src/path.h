@@ -42,6 +42,7 @@ typedef struct mb_ws {
     uint16_t *q_bf16, *kv_bf16, *out;
     uint8_t *q_fp8, *kv_fp8;
     float *amax, *kv_scale, *partial_o, *partial_lse, *ref;
+    float kv_scale_value;      /* *kv_scale, read back once the cache is made (mb_decode_args_t.scales_known) */
     float *q_amax, *q_scale;   /* q_quant "amax": reduced and derived on every call; "cast": q_scale = 1 */
     int32_t *d_qo, *d_kv;      /* the case's indptrs, for the reference */
     mb_pages_t pages;          /* the paged cache's table (device); table NULL: flat cache */
