@@ -93,15 +93,16 @@ static void run_without_gpu(void)
 static void gate_on_recorded_pairs(void)
 {
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 && strstr(out, " 0 regressed,") &&
-               strstr(out, " 3 slower,") && strstr(out, " 0 faster,"), "%s", out);
-    CHECKF(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 3 &&
-               strstr(out, " 1 regressed,") && strstr(out, " 3 ambiguous;") &&
-               strstr(out, "b4-q1-kv1024-h32/mode=graph    graph   11.74   11.90     +1.36      0.74      0.94  1.9e-04  regressed"),
+               strstr(out, " 0 slower,") && strstr(out, " 6 faster,"), "%s", out);
+    /* At 1 % the one case slower past the threshold is not significant (p 0.21): ambiguous, not regressed. */
+    CHECKF(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 &&
+               strstr(out, " 0 regressed,") && strstr(out, " 2 ambiguous;") &&
+               strstr(out, "b32-q4-kv1024-h16/mode=eager   eager   28.38   28.67     +1.01      0.72      2.82    0.213  ambiguous"),
            "%s", out);
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3, "%s", out);
     CHECK(strstr(out, "regressed") && strstr(out, "b32-q1-kv8192-h16/mode=graph"));
     /* The threshold decides which significant slowdowns count: in the A/B pair six cases are slower by
-     * 57.1-82.4 % and the other ten by 20.1-41.7 %, so 45 % calls exactly those six and 90 % none. */
+     * 57.7-84.5 % and the other ten by 18.7-41.2 %, so 45 % calls exactly those six and 90 % none. */
     CHECKF(mb("compare --max-regression 45% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3 &&
                strstr(out, " 6 regressed,"), "%s", out);
     CHECKF(mb("compare --max-regression 90% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 0 &&
