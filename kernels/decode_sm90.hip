@@ -285,9 +285,11 @@ using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>,
                                      std::conditional_t<RS, std::conditional_t<(N == 64), s9_smem_pc<N>, s9_smem_rs<N>>, s9_smem<N>>>;
 template <int N, bool RS> __host__ __device__ constexpr int s9_threads() { return RS && N == 64 ? S9_PC_THREADS : S9_THREADS; }
 
-/* Each CTA's first unit and its range of units, in the launch's parameters (v115): with the L2 flushed,
- * the plan's first read was a DRAM round trip behind the one that fetched the plan's address from the
- * parameters, both before the unit's Q and first tile could be asked for; now one read gives the unit.
+/* Each CTA's first unit and its range of units, in the launch's parameters (v115), so that no load
+ * from memory the L2 flush left cold stands between a CTA's start and its unit's first Q load and
+ * tile copy. Alone it gained nothing: the multiplier of the scales, loaded beside the plan, waited a
+ * DRAM round trip there too; with the scales by value as well (v115b, mb_decode_args_t.scales_known)
+ * the entry fell 0.1-0.2 us and the short shapes 1-3 % (results/NOTES.md, twenty-ninth session).
  * CTAs past S9_PARAM_CTAS (n = 0: none) read the plan in global memory as before. */
 #define S9_PARAM_CTAS 132
 struct s9_first_units {
