@@ -40,6 +40,7 @@
 #include "sm90_unit_pp.h"
 #include "sm90_unit_rs.h"
 #include "sm90_unit_pc.h"
+#include "first_units.h"
 #include <type_traits>
 
 /* Units of up to 32 rows take V^T as the register operand of the P V wgmma, built from the tile with
@@ -285,22 +286,13 @@ using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>,
                                      std::conditional_t<RS, std::conditional_t<(N == 64), s9_smem_pc<N>, s9_smem_rs<N>>, s9_smem<N>>>;
 template <int N, bool RS> __host__ __device__ constexpr int s9_threads() { return RS && N == 64 ? S9_PC_THREADS : S9_THREADS; }
 
-/* Each CTA's first unit and its range of units, in the launch's parameters (v115), so that no load
- * from memory the L2 flush left cold stands between a CTA's start and its unit's first Q load and
- * tile copy. Alone it gained nothing: the multiplier of the scales, loaded beside the plan, waited a
- * DRAM round trip there too; with the scales by value as well (v115b, mb_decode_args_t.scales_known)
- * the entry fell 0.1-0.2 us and the short shapes 1-3 % (results/NOTES.md, twenty-ninth session).
- * CTAs past S9_PARAM_CTAS (n = 0: none) read the plan in global memory as before. */
-#define S9_PARAM_CTAS 132
-struct s9_first_units {
-    int32_t n;
-    int32_t w[S9_PARAM_CTAS][2];    /* work_indptr[cta], work_indptr[cta + 1] */
-    mb_work_t u[S9_PARAM_CTAS];     /* work[work_indptr[cta]] */
-};
-
+/* Each CTA's first unit and its range of units come in the launch's parameters (v115, first_units.h).
+ * Alone that gained nothing: the multiplier of the scales, loaded beside the plan, waited a DRAM round
+ * trip there too; with the scales by value as well (v115b, mb_decode_args_t.scales_known) the entry
+ * fell 0.1-0.2 us and the short shapes 1-3 % (results/NOTES.md, twenty-ninth session). */
 template <int N, bool RS, bool EVICT_FIRST>
 __global__ void __launch_bounds__(s9_threads<N, RS>(), 1)
-    decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a, const __grid_constant__ s9_first_units f)
+    decode_sm90_kernel(const __grid_constant__ mb_decode_args_t a, const __grid_constant__ mb_first_units_t f)
 {
 #if W9_ENABLED
     extern __shared__ __align__(128) uint8_t smem[];
@@ -355,22 +347,10 @@ template <int N, bool RS = false> static hipError_t s9_setup(void)
     return hipFuncSetAttribute((const void *)decode_sm90_kernel<N, RS, true>, hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
 
-/* The first units for the launch's parameters, from the host's copy of the plan (none without one). */
-static void s9_fill_first(const mb_decode_args_t *a, s9_first_units *f)
-{
-    memset(f, 0, sizeof *f);
-    if (!a->host_work || !a->host_work_indptr || a->num_ctas > S9_PARAM_CTAS) return;
-    f->n = a->num_ctas;
-    for (int c = 0; c < a->num_ctas; c++) {
-        f->w[c][0] = a->host_work_indptr[c], f->w[c][1] = a->host_work_indptr[c + 1];
-        f->u[c] = a->host_work[a->host_work_indptr[c]];
-    }
-}
-
 template <int N, bool RS> static void s9_launch(const mb_decode_args_t *a, hipStream_t s)
 {
-    s9_first_units f;
-    s9_fill_first(a, &f);
+    mb_first_units_t f;
+    mb_first_units_fill(a, &f);
     if (a->kv_evict_first) decode_sm90_kernel<N, RS, true><<<a->num_ctas, s9_threads<N, RS>(), s9_smem_bytes<N, RS>(), s>>>(*a, f);
     else decode_sm90_kernel<N, RS, false><<<a->num_ctas, s9_threads<N, RS>(), s9_smem_bytes<N, RS>(), s>>>(*a, f);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "numeric.h"
 #include "plan.h"
+#include "first_units.h"
 #include "unit.h"
 
 /* --- test-local helpers --- */
@@ -1045,6 +1046,51 @@ static void test_page_table(void)
     CHECK(mb_page_table_build(4, NULL, 16, 0, 1, table, indptr) == -1);
 }
 
+/* The first units the sm90 decode takes in its launch's parameters (first_units.h) are the plan's: a
+ * CTA's range of units and the first of them, on a plan of one unit a CTA and on an even plan of up to
+ * three; none without the host's plan or past the parameters' CTAs. */
+static int first_units_match(const mb_plan_t *pl, const mb_first_units_t *f)
+{
+    int bad = f->n != pl->num_ctas;
+    for (int c = 0; c < pl->num_ctas && !bad; c++)
+        bad = f->w[c][0] != pl->work_indptr[c] || f->w[c][1] != pl->work_indptr[c + 1] ||
+              memcmp(&f->u[c], &pl->work[pl->work_indptr[c]], sizeof f->u[c]) != 0;
+    return !bad;
+}
+
+static void test_first_units(void)
+{
+    static int32_t lens[200];
+    static mb_first_units_t f;
+    for (int b = 0; b < 200; b++) lens[b] = 8192;
+    const mb_plan_params_t ps[2] = {
+        { 4, 1, 32, lens, 16, 64, 64, 132, MB_FAULT_NONE, 0, 0, 0 },   /* 4 batches, 16 splits: 64 CTAs of one unit */
+        { 200, 4, 16, lens, 0, 64, 64, 132, MB_FAULT_NONE, 0, 300, 0 } /* even plan: 1-3 units a CTA */
+    };
+    for (int i = 0; i < 2; i++) {
+        mb_plan_params_t p = ps[i];
+        mb_plan_t pl;
+        CHECK(mb_plan_build(&p, &pl) == 0);
+        mb_decode_args_t a;
+        memset(&a, 0, sizeof a);
+        a.num_ctas = pl.num_ctas, a.num_units = pl.num_units, a.host_work = pl.work, a.host_work_indptr = pl.work_indptr;
+        mb_first_units_fill(&a, &f);
+        CHECKF(first_units_match(&pl, &f), "plan %d: the first units are not the plan's", i);
+        int multi = 0;
+        for (int c = 0; c < pl.num_ctas; c++) multi |= pl.work_indptr[c + 1] - pl.work_indptr[c] > 1;
+        CHECK(multi == (i == 1));   /* the second plan has CTAs whose first unit is not unit c */
+        f.u[pl.num_ctas - 1].kv_end--;   /* a planted difference is seen */
+        CHECK(!first_units_match(&pl, &f));
+        a.host_work = NULL;
+        mb_first_units_fill(&a, &f);
+        CHECK(f.n == 0);
+        a.host_work = pl.work, a.num_ctas = MB_FIRST_UNITS_CTAS + 1;
+        mb_first_units_fill(&a, &f);
+        CHECK(f.n == 0);
+        mb_plan_free(&pl);
+    }
+}
+
 void suite_plan(void)
 {
     RUN(test_plan_invariants_random);
@@ -1059,4 +1105,5 @@ void suite_plan(void)
     RUN(test_replay_detects_split_shift);
     RUN(test_plan_same_for_any_page_size);
     RUN(test_page_table);
+    RUN(test_first_units);
 }
