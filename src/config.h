@@ -46,7 +46,7 @@ typedef struct mb_case {
     double q_std, kv_std;
     int warmup, min_runs, max_runs;
     double target_rse, max_seconds;   /* the stop rule, per placement */
-    int placements;            /* workspaces the case is timed on, each on other pages (runner.c) */
+    int placements;            /* workspaces the case is timed on, each with its own buffers and graph (runner.c) */
     double atol, rtol, max_rel_l2;   /* check tolerances (kernel error vs the fp8-input reference) */
 } mb_case_t;
 

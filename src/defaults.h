@@ -17,9 +17,10 @@
 #define MB_DEF_MAX_RUNS     2000
 #define MB_DEF_TARGET_RSE   0.005
 #define MB_DEF_MAX_SECONDS  2.0
-/* Each case is timed on this many workspaces, each allocated while the earlier ones are still held, so
- * that its buffers land on other physical pages: on the H200 one placement against another moved
- * b32-q4-kv1024's graph time between 21.4 and 24.4 us in one process (README, "How it times"). */
+/* Each case is timed on this many workspaces, each allocated while the earlier ones are still held (its
+ * own buffers and, in graph mode, its own graph executable): on the H200 one placement against another
+ * moved b32-q4-kv1024's graph time between 21.4 and 24.4 us in one process, by where the driver put the
+ * executable rather than the buffers (README, "How it times"). */
 #define MB_DEF_PLACEMENTS   3
 #define MB_MAX_PLACEMENTS   8
 #define MB_DEF_ATOL         1e-2     /* x the RMS of the reference row */
