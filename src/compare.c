@@ -172,8 +172,23 @@ static int check_opts(const mb_compare_opts_t *o, char *err, size_t errlen)
     return -1;
 }
 
+/* 1 if the file's eager cases were timed with the stage events inside the timed calls (stage times but
+ * no staged calls: written before 2026-12-01), 2 if without, 0 if it has no timed eager case. */
+static int eager_timing(const mb_report_t *r)
+{
+    for (int i = 0; i < r->n_results; i++) {
+        const mb_case_result_t *cr = &r->results[i];
+        if (cr->c->mode != MB_MODE_EAGER || cr->time.n == 0) continue;
+        if (cr->staged_calls > 0) return 2;
+        if (cr->stage_median_us[MB_STAGE_DECODE] >= 0) return 1;
+    }
+    return 0;
+}
+
 static void set_header(mb_compare_t *c, const mb_report_t *base, const mb_report_t *neu, const mb_compare_opts_t *o)
 {
+    const int eb = eager_timing(base), en = eager_timing(neu);
+    c->eager_events_differ = eb && en && eb != en;
     snprintf(c->base_path, sizeof c->base_path, "%s", o->base_label ? o->base_label : "baseline");
     snprintf(c->new_path, sizeof c->new_path, "%s", o->new_label ? o->new_label : "new");
     snprintf(c->device, sizeof c->device, "%s", neu->env.device);
@@ -392,6 +407,9 @@ void mb_compare_print(FILE *f, const mb_compare_t *c, int color)
         fprintf(f, "note: two GPUs: the baseline ran on %s, new on %s; two GPUs of one model can time the "
                 "same binary apart (on H200s ~5 %% has been seen): a regression here may be the GPU's\n",
                 c->base_gpu_id, c->gpu_id);
+    if (c->eager_events_differ)
+        fprintf(f, "note: only one side timed its eager calls with events between the stages (files written before "
+                "2026-12-01 did): that adds ~4-5 us a call on the H200, so eager cases differ by it for one binary\n");
     fprintf(f, "metric: %s; regressed = slower by more than %g%% at p < %g (Mann-Whitney U) and by more than the "
             "placements' spread\n\n", c->metric, c->max_regression_pct, c->alpha);
     put_table(f, c, color);

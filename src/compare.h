@@ -52,6 +52,9 @@ typedef struct mb_compare {
     int device_mismatch;
     char gpu_id[96], base_gpu_id[96];     /* env.gpu_id of each: the physical GPUs (may be empty) */
     int gpu_differs;                      /* both known and not the same GPU */
+    /* One side's eager cases were timed with events between the stages (a file written before the
+     * staged calls, 2026-12-01), the other's without: ~4-5 us a call apart on the H200 for one binary. */
+    int eager_events_differ;
     char metric[8];
     double max_regression_pct, alpha;
     double geomean_change_pct;            /* geomean of new/old over the common cases, as a change */

@@ -125,6 +125,9 @@ static void json_time(jb_t *b, cJSON *o, const mb_case_result_t *cr)
         double v = cr->stage_median_us[i];
         jb_put(b, st, stage[i], v < 0 ? cJSON_CreateNull() : jb_num(v));
     }
+    /* the calls the stage times came from (none in graph mode, or in files written before them) */
+    jb_put_num(b, o, "staged_calls", cr->staged_calls);
+    jb_put(b, o, "staged_total_median_us", cr->staged_calls > 0 ? jb_num(cr->staged_total_us) : cJSON_CreateNull());
 }
 
 static void json_case(jb_t *b, cJSON *arr, const mb_case_result_t *cr)
@@ -360,6 +363,16 @@ static void read_time(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *
         if (!v && i == MB_STAGE_QUANT) v = cJSON_GetObjectItemCaseSensitive(st, "qcast");
         cr->stage_median_us[i] = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
     }
+    /* Files written before the staged calls have neither field: their eager stage times came from the
+     * timed calls themselves. */
+    cr->staged_calls = 0;
+    cr->staged_total_us = 0.0;
+    if (!cJSON_GetObjectItemCaseSensitive(o, "staged_calls")) return;
+    cr->staged_calls = rd_int(r, o, w, "staged_calls");
+    if (cr->staged_calls < 0) rd_fail(r, w, "staged_calls", "expected a count");
+    if (cr->staged_calls <= 0) return;
+    cr->staged_total_us = rd_num(r, o, w, "staged_total_median_us");
+    if (!(cr->staged_total_us >= 0)) rd_fail(r, w, "staged_total_median_us", "expected a time in us where staged_calls > 0");
 }
 
 static void read_case(rd_t *r, const cJSON *o, int idx, mb_case_t *c, mb_case_result_t *cr)

@@ -53,6 +53,12 @@ typedef struct mb_case_result {
                                 * file written before placements) */
     double placement_median_us[MB_MAX_PLACEMENTS];
     double stage_median_us[MB_NSTAGES];   /* eager mode only; < 0 when not measured */
+    /* Eager mode only: the stage times come from calls of their own with events between the kernels
+     * (staged_calls of them), never from the timed samples, since those events cost a call ~4-5 us on
+     * the H200 (they stop the combine's early launch); staged_total_us is those calls' median whole
+     * time, which shows that cost (read only where staged_calls > 0). */
+    int staged_calls;
+    double staged_total_us;
     double host_wall_us;       /* median host wall time of one call, enqueue to completion */
     double bytes;              /* KV fp8 + Q bf16 read + output bf16 written */
     double tbps;               /* bytes / median time */

@@ -220,6 +220,7 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
     res->c = c;
     res->splits_how = how;
     for (int s = 0; s < MB_NSTAGES; s++) res->stage_median_us[s] = -1.0;
+    res->staged_calls = 0;
     if ((rc = mb_plan_cache_get(&r->plans, &pp, &e, &built, err, errlen))) return rc;
     if ((rc = mb_plan_upload(&r->plans, e, &res->plan_built, err, errlen))) return rc;
     fill_plan_fields(&ws->kinfo, &e->plan, res);

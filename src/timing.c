@@ -44,21 +44,24 @@ fail:
     return 4;
 }
 
-/* ev[0] start, ev[1] after the plan, ev[2] after the Q quantisation, ev[3] after the decode, ev[4] end. */
-static int one_sample(mb_ws_t *ws, mb_gpu_t *g, int i, double *total, double stage[MB_NSTAGES],
-                      char *err, size_t errlen)
+/* ev[0] start, ev[4] end; with `stage` (eager calls only) also ev[1] after the plan, ev[2] after the Q
+ * quantisation, ev[3] after the decode. Those three cost the call itself: on the H200 eager calls read
+ * 4-5 us longer with them (b4-q1 17.3 against 12.1 us; results/NOTES.md, thirtieth session), since an
+ * event between the decode and the combine stops the combine's early launch. So the timed samples have
+ * none, and the stage times come from staged calls of their own. */
+static int one_sample(mb_ws_t *ws, mb_gpu_t *g, int i, double *total, double *stage, char *err, size_t errlen)
 {
-    int eager = ws->c->mode == MB_MODE_EAGER;
+    const int staged = stage != NULL;
     float ms;
     if (flush_l2(ws, g, i, err, errlen)) return 4;
     GPU_CHECK(mb_launch_spin(g->spin_cycles, g->stream));
     GPU_CHECK(hipEventRecord(g->ev[0], g->stream));
-    if (mb_path_call(ws, g->stream, ws->c->mode, eager ? &g->ev[1] : NULL, err, errlen)) return 4;
+    if (mb_path_call(ws, g->stream, ws->c->mode, staged ? &g->ev[1] : NULL, err, errlen)) return 4;
     GPU_CHECK(hipEventRecord(g->ev[4], g->stream));
     GPU_CHECK(hipEventSynchronize(g->ev[4]));
     GPU_CHECK(hipEventElapsedTime(&ms, g->ev[0], g->ev[4]));
     *total = ms * 1e3;
-    if (eager) {
+    if (staged) {
         for (int s = 0; s < MB_NSTAGES; s++) {
             GPU_CHECK(hipEventElapsedTime(&ms, g->ev[s], g->ev[s + 1]));
             stage[s] = ms * 1e3;
@@ -77,6 +80,38 @@ static int grow(double **a, int *cap, int n)
     if (!p) return -1;
     *a = p;
     *cap = nc;
+    return 0;
+}
+
+/* Room for one more staged call in each of acc's arrays (they share one capacity). */
+static int staged_room(mb_time_acc_t *acc)
+{
+    if (acc->staged < acc->staged_cap) return 0;
+    const int nc = acc->staged_cap ? 2 * acc->staged_cap : 64;
+    for (int i = 0; i <= MB_NSTAGES; i++) {
+        double **a = i < MB_NSTAGES ? &acc->stage[i] : &acc->staged_total;
+        double *p = realloc(*a, sizeof(double) * nc);
+        if (!p) return -1;
+        *a = p;
+    }
+    acc->staged_cap = nc;
+    return 0;
+}
+
+/* MB_STAGED_CALLS eager calls with the stage events, after the placement's samples (same state). */
+static int staged_calls(mb_ws_t *ws, mb_gpu_t *g, mb_time_acc_t *acc, volatile sig_atomic_t *stop,
+                        char *err, size_t errlen)
+{
+    for (int i = 0; i < MB_STAGED_CALLS && !(stop && *stop); i++) {
+        double total, st[MB_NSTAGES];
+        if (staged_room(acc)) {
+            snprintf(err, errlen, "out of host memory for timing samples");
+            return 4;
+        }
+        if (one_sample(ws, g, i, &total, st, err, errlen)) return 4;
+        for (int s = 0; s < MB_NSTAGES; s++) acc->stage[s][acc->staged] = st[s];
+        acc->staged_total[acc->staged++] = total;
+    }
     return 0;
 }
 
@@ -101,12 +136,10 @@ int mb_time_placement(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, mb_time_acc
     double t0 = mb_now_s();
     const char *why = "max_runs";
     while (n - n0 < c->max_runs) {
-        double total, st[MB_NSTAGES] = { -1, -1, -1, -1 };
+        double total;
         if (grow(&r->samples_us, &acc->cap, n)) goto oom;
-        for (int s = 0; s < MB_NSTAGES; s++) if (grow(&acc->stage[s], &acc->stage_cap[s], n)) goto oom;
-        if (one_sample(ws, g, n, &total, st, err, errlen)) goto fail;
+        if (one_sample(ws, g, n, &total, NULL, err, errlen)) goto fail;
         r->samples_us[n] = total;
-        for (int s = 0; s < MB_NSTAGES; s++) acc->stage[s][n] = st[s];
         n++;
         r->n_samples = n;
         sum += total;
@@ -124,6 +157,7 @@ int mb_time_placement(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, mb_time_acc
     /* The case's reason is the first placement's unless a later one stopped otherwise. */
     if (r->placements == 0 || strcmp(why, "target_rse") != 0) r->stop_reason = why;
     r->placement_median_us[r->placements++] = median_of(r->samples_us + n0, n - n0);
+    if (c->mode == MB_MODE_EAGER) return staged_calls(ws, g, acc, stop, err, errlen);
     return 0;
 oom:
     snprintf(err, errlen, "out of host memory for timing samples");
@@ -135,8 +169,12 @@ void mb_time_finish(mb_case_result_t *r, mb_time_acc_t *acc)
 {
     mb_stats_compute(r->samples_us, r->n_samples, &r->time);
     for (int s = 0; s < MB_NSTAGES; s++) {
-        r->stage_median_us[s] = r->c->mode == MB_MODE_EAGER ? median_of(acc->stage[s], r->n_samples) : -1.0;
+        r->stage_median_us[s] = acc->staged ? median_of(acc->stage[s], acc->staged) : -1.0;
         free(acc->stage[s]);
         acc->stage[s] = NULL;
     }
+    r->staged_calls = acc->staged;
+    r->staged_total_us = acc->staged ? median_of(acc->staged_total, acc->staged) : 0.0;
+    free(acc->staged_total);
+    acc->staged_total = NULL;
 }

@@ -66,6 +66,24 @@ print("placements: %d of %d cases on 3, each with its own median" % (len(cases) 
 sys.exit(1 if bad or not cases else 0)
 PY
 result "every correctness case timed on 3 placements" $? "see the line above"
+# Eager stage times come from staged calls of their own (10 a placement), never from the timed samples,
+# whose calls have no events between the kernels; graph cases have neither.
+python3 - "$TMP/c/correctness.json" <<'PY'
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+def ok(c):
+    st = c.get("stages_median_us", {})
+    if c["mode"] == "eager":
+        return c.get("staged_calls") == 30 and isinstance(c.get("staged_total_median_us"), (int, float)) \
+            and isinstance(st.get("decode"), (int, float))
+    return c.get("staged_calls") == 0 and c.get("staged_total_median_us") is None and st.get("decode") is None
+bad = [c["name"] for c in cases if not ok(c)]
+eager = sum(c["mode"] == "eager" for c in cases)
+print("staged calls: %d of %d cases as their mode says (%d eager)%s" % (len(cases) - len(bad), len(cases), eager,
+      ": not " + ", ".join(bad[:5]) if bad else ""))
+sys.exit(1 if bad or not eager else 0)
+PY
+result "eager stage times from 30 staged calls, graph cases none" $? "see the line above"
 
 # Ctrl-C mid-run: exit 130, and the tables of the cases that finished are written and say so. The
 # config samples each case for a fixed time, so the run is mid-way at 6 s however fast sampling gets

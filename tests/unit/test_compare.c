@@ -551,6 +551,35 @@ static void test_two_gpus(void)
     }
 }
 
+/* A baseline whose eager calls were timed with the stage events inside (stage times, no staged calls:
+ * written before 2026-12-01) against one timed without: a note; none when both were timed alike, or
+ * when the eager side has no timed case. */
+static void test_eager_events_note(void)
+{
+    static run_t a, b;
+    spec_t s[2] = {{"x", MB_MODE_EAGER, 10.0, 0.01, 30, 1, MB_CASE_PASS}, {"y", MB_MODE_GRAPH, 9.0, 0.01, 30, 2, MB_CASE_PASS}};
+    mb_compare_opts_t o;
+    mb_compare_opts_default(&o);
+    mb_compare_t c;
+    char err[512] = "";
+    /* old, old; old, new; new, new; new, new but the eager case is an error */
+    const int base_staged[4] = {0, 0, 10, 0}, new_staged[4] = {0, 10, 10, 10}, want[4] = {0, 1, 0, 0};
+    for (int k = 0; k < 4; k++) {
+        build(&a, s, 2, "NVIDIA H200");
+        build(&b, s, 2, "NVIDIA H200");
+        a.res[0].stage_median_us[MB_STAGE_DECODE] = b.res[0].stage_median_us[MB_STAGE_DECODE] = 8.0;
+        a.res[0].staged_calls = base_staged[k];
+        b.res[0].staged_calls = new_staged[k];
+        if (k == 3) a.res[0].time.n = 0;   /* a baseline case that was never timed says nothing */
+        CHECKF(mb_compare_reports(&a.rep, &b.rep, &o, &c, err, sizeof err) == 0, "%s", err);
+        char *text = capture(&c, 0);
+        CHECKF(c.eager_events_differ == want[k] && text && !strstr(text, "events between the stages") == !want[k],
+               "pair %d: %d", k, c.eager_events_differ);
+        free(text);
+        mb_compare_free(&c);
+    }
+}
+
 static void test_print(void)
 {
     static run_t a, b;
@@ -936,6 +965,7 @@ void suite_compare(void)
     RUN(test_refusals);
     RUN(test_parse_options);
     RUN(test_two_gpus);
+    RUN(test_eager_events_note);
     RUN(test_print);
     RUN(test_json_roundtrip);
     RUN(test_plan_changed);

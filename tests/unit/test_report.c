@@ -95,6 +95,8 @@ static void fixture(fixture_t *x)
         r->stage_median_us[MB_STAGE_QUANT] = i ? 1.5 : -1.0;
         r->stage_median_us[MB_STAGE_DECODE] = i ? 8.25 : -1.0;
         r->stage_median_us[MB_STAGE_COMBINE] = i ? 0.75 : -1.0;
+        r->staged_calls = i ? 10 : 0;   /* the stage times' own calls, whole: events and all */
+        r->staged_total_us = i ? 15.0625 : 0.0;
         r->host_wall_us = 25.125;
         r->bytes = 1.23456789e9;
         r->tbps = 3.1415926535;
@@ -196,6 +198,7 @@ static void check_case_equal(const mb_case_result_t *a, const mb_case_result_t *
     CHECK((a->stop_reason == NULL) == (b->stop_reason == NULL));
     CHECK(!a->stop_reason || !b->stop_reason || !strcmp(a->stop_reason, b->stop_reason));
     for (int i = 0; i < MB_NSTAGES; i++) CHECK(a->stage_median_us[i] == b->stage_median_us[i]);
+    CHECK(a->staged_calls == b->staged_calls && (a->staged_calls == 0 || a->staged_total_us == b->staged_total_us));
     CHECK(same_double(a->host_wall_us, b->host_wall_us) && a->bytes == b->bytes);
     CHECK(same_double(a->tbps, b->tbps) && same_double(a->pct_copy, b->pct_copy));
 }
@@ -268,19 +271,37 @@ static void test_json_fields(void)
     mb_report_free_read(&back);
 }
 
+/* The fixture written as JSON to tdir/NAME (its path in path), read back as a cJSON tree to edit. */
+static cJSON *fixture_as_json(const char *name, char *path, size_t pathlen)
+{
+    fixture_t x;
+    fixture(&x);
+    char err[512] = "";
+    tpath(path, pathlen, name);
+    CHECKF(mb_report_write_json(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    char *text = slurp(path, NULL);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return root;
+}
+
+/* An edited JSON tree written to path and read back as a report: mb_report_read_json's result. */
+static int read_edited(const cJSON *root, const char *path, mb_report_t *back, char *err, size_t errlen)
+{
+    char *text = cJSON_Print(root);
+    spit(path, text);
+    free(text);
+    return mb_report_read_json(path, back, err, errlen);
+}
+
 /* Files written before the GPU's identity was recorded have no device.id: they still read, with an
  * empty one (the committed baselines are such files); an id of the wrong type is still an error. */
 static void test_json_gpu_id_optional(void)
 {
-    fixture_t x;
-    fixture(&x);
     char path[128], err[512] = "";
-    tpath(path, sizeof path, "noid.json");
-    CHECKF(mb_report_write_json(&x.rep, path, err, sizeof err) == 0, "%s", err);
-    char *text = slurp(path, NULL);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    cJSON *root = fixture_as_json("noid.json", path, sizeof path);
     cJSON *dev = cJSON_GetObjectItem(root, "device");
-    CHECK(dev && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "id")), x.rep.env.gpu_id));
+    CHECK(dev && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "id")), "GPU-0123abcd-0000-1111-2222-333344445555, pci 0000:1b:00"));
     cJSON_DeleteItemFromObject(dev, "id");
     char *out = cJSON_Print(root);
     spit(path, out);
@@ -296,7 +317,27 @@ static void test_json_gpu_id_optional(void)
     CHECKF(strstr(err, "device.id") != NULL, "%s", err);
     free(out);
     cJSON_Delete(root);
-    free(text);
+}
+
+/* The staged calls' fields are optional (files written before them read as none), but a count of
+ * staged calls needs their whole time. */
+static void test_json_staged_optional(void)
+{
+    char path[128], err[512] = "";
+    cJSON *root = fixture_as_json("staged.json", path, sizeof path);
+    cJSON *c1 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cases"), 1);
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(c1, "staged_calls")) == 10);
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(c1, "staged_total_median_us")) == 15.0625);
+    cJSON_ReplaceItemInObject(c1, "staged_total_median_us", cJSON_CreateNull());
+    mb_report_t back;
+    CHECK(read_edited(root, path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, "cases[1].staged_total_median_us") != NULL, "%s", err);
+    cJSON_DeleteItemFromObject(c1, "staged_calls");
+    cJSON_DeleteItemFromObject(c1, "staged_total_median_us");
+    CHECKF(read_edited(root, path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.n_results > 1 && back.results[1].staged_calls == 0 && back.results[1].stage_median_us[MB_STAGE_DECODE] == 8.25);
+    mb_report_free_read(&back);
+    cJSON_Delete(root);
 }
 
 static void test_json_config_not_json(void)
@@ -430,28 +471,31 @@ static void test_csv(void)
     char *text = slurp(path, NULL);
     static char f[200][160];
     int nrec = 0, nf = text ? csv_parse(text, f, 200, &nrec) : 0;
-    enum { NC = 40 };
+    enum { NC = 41 };
     CHECKF(nrec == 1 + NCASES && nf == NC * (1 + NCASES), "records %d fields %d", nrec, nf);
     CHECK(!strcmp(f[0], "name") && !strcmp(f[9], "median_us") && !strcmp(f[NC - 1], "status"));
+    /* the staged calls' whole time: none for the first case, 15.0625 for the second */
+    CHECK(!strcmp(f[33], "combine_us") && !strcmp(f[34], "staged_total_us"));
+    CHECK(!strcmp(f[NC + 34], "") && strtod(f[2 * NC + 34], NULL) == 15.0625);
     /* placements and their spread: (11.0 - 10.0) / 10.5; one placement has none; the error case nothing */
-    CHECK(!strcmp(f[36], "placements") && !strcmp(f[37], "placement_spread_pct"));
-    CHECKF(!strcmp(f[NC + 36], "3") && fabs(strtod(f[NC + 37], NULL) - 100.0 / 10.5) < 1e-12, "%s %s", f[NC + 36], f[NC + 37]);
-    CHECK(!strcmp(f[2 * NC + 36], "1") && !strcmp(f[2 * NC + 37], "0"));
-    CHECK(!strcmp(f[3 * NC + 36], "") && !strcmp(f[3 * NC + 37], ""));
+    CHECK(!strcmp(f[37], "placements") && !strcmp(f[38], "placement_spread_pct"));
+    CHECKF(!strcmp(f[NC + 37], "3") && fabs(strtod(f[NC + 38], NULL) - 100.0 / 10.5) < 1e-12, "%s %s", f[NC + 37], f[NC + 38]);
+    CHECK(!strcmp(f[2 * NC + 37], "1") && !strcmp(f[2 * NC + 38], "0"));
+    CHECK(!strcmp(f[3 * NC + 37], "") && !strcmp(f[3 * NC + 38], ""));
     CHECK(!strcmp(f[NC], "b4, \"long\" kv"));
     CHECK(strstr(text, "\"b4, \"\"long\"\" kv\",") != NULL);
     CHECK(!strcmp(f[NC + 3], "1024") && !strcmp(f[NC + 5], "8a") && !strcmp(f[NC + 6], "graph"));
     CHECK(strtod(f[NC + 9], NULL) == 10.5 && strtod(f[NC + 18], NULL) == 3.1415926535);
     CHECK(!strcmp(f[2 * NC + 3], "uniform[1,4096]") && !strcmp(f[2 * NC + 5], "4"));
-    CHECK(!strcmp(f[NC + 38], "built") && !strcmp(f[2 * NC + 38], "cached"));
-    CHECK(!strcmp(f[NC + 39], "pass") && !strcmp(f[2 * NC + 39], "fail"));
+    CHECK(!strcmp(f[NC + 39], "built") && !strcmp(f[2 * NC + 39], "cached"));
+    CHECK(!strcmp(f[NC + 40], "pass") && !strcmp(f[2 * NC + 40], "fail"));
     /* The cache layout: page_size 0 and no order for a flat cache. */
     CHECK(!strcmp(f[28], "page_size") && !strcmp(f[29], "page_order"));
     CHECK(!strcmp(f[NC + 28], "0") && !strcmp(f[NC + 29], ""));
     CHECK(!strcmp(f[2 * NC + 28], "16") && !strcmp(f[2 * NC + 29], "contiguous"));
     CHECK(!strcmp(f[3 * NC + 28], "64") && !strcmp(f[3 * NC + 29], "shuffled"));
     /* The error case measured nothing: empty fields, and its splits are the request. */
-    CHECK(!strcmp(f[3 * NC + 39], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
+    CHECK(!strcmp(f[3 * NC + 40], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
     free(text);
 }
 
@@ -793,6 +837,7 @@ void suite_report(void)
     RUN(test_json_roundtrip);
     RUN(test_json_fields);
     RUN(test_json_gpu_id_optional);
+    RUN(test_json_staged_optional);
     RUN(test_json_config_not_json);
     RUN(test_jb_write);
     RUN(test_json_reader_rejects);
