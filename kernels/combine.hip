@@ -89,12 +89,16 @@ __global__ void __launch_bounds__(cb_threads<CHUNK>()) combine_kernel(mb_combine
     float mx = -INFINITY, wsum = 0.0f, acc[DIMS];
 #pragma unroll
     for (int e = 0; e < DIMS; e++) acc[e] = 0.0f;
+    /* A slot's row is rows_per_unit rows after the previous slot's: the chunk's addresses are its first
+     * one's plus multiples of that stride (v114), not a 64-bit product a slot. */
+    const int64_t stride = a.rows_per_unit;
     for (int s0 = g.slot_begin + grp * LOADS; s0 < g.slot_end; s0 += CHUNK) {
+        const int64_t prow0 = (int64_t)s0 * stride + r;
         float lse[LOADS];
         cb_piece<F16, DIMS> o[LOADS];
 #pragma unroll
         for (int i = 0; i < LOADS; i++) {
-            const int64_t prow = (int64_t)(s0 + i) * a.rows_per_unit + r;
+            const int64_t prow = prow0 + i * stride;
             const bool in = s0 + i < g.slot_end;
             lse[i] = in ? a.partial_lse[prow] : -INFINITY;
             o[i] = cb_load<F16, DIMS>(a.partial_o, prow * MB_DV + d, in);
@@ -103,13 +107,13 @@ __global__ void __launch_bounds__(cb_threads<CHUNK>()) combine_kernel(mb_combine
 #pragma unroll
         for (int i = 0; i < LOADS; i++) cm = fmaxf(cm, lse[i]);
         if (cm == -INFINITY) continue;   /* no token in any split so far: nothing to add */
-        const float keep = exp2f(mx - cm);   /* 0 while mx is -inf: acc and wsum are 0 then */
+        const float keep = mb_exp2_dev(mx - cm);   /* 0 while mx is -inf: acc and wsum are 0 then */
 #pragma unroll
         for (int e = 0; e < DIMS; e++) acc[e] *= keep;
         wsum *= keep;
 #pragma unroll
         for (int i = 0; i < LOADS; i++) {
-            const float w = exp2f(lse[i] - cm);   /* 0 for an empty split (lse -inf), whose row is zeros */
+            const float w = mb_exp2_dev(lse[i] - cm);   /* 0 for an empty split (lse -inf), whose row is zeros */
             float x[DIMS];
             cb_widen(o[i], x);
 #pragma unroll
@@ -132,14 +136,16 @@ __global__ void __launch_bounds__(cb_threads<CHUNK>()) combine_kernel(mb_combine
         for (int k = 0; k < GROUPS - 1; k++) {
             const float om = xm[k][t], cm = fmaxf(mx, om);
             if (cm == -INFINITY) continue;
-            const float ka = exp2f(mx - cm), kb = exp2f(om - cm);   /* 0 for a side that saw no token */
+            const float ka = mb_exp2_dev(mx - cm), kb = mb_exp2_dev(om - cm);   /* 0 for a side that saw no token */
             wsum = wsum * ka + xw[k][t] * kb;
 #pragma unroll
             for (int e = 0; e < DIMS; e++) acc[e] = acc[e] * ka + xa[k][e][t] * kb;
             mx = cm;
         }
     }
-    const float inv = wsum > 0.0f ? 1.0f / wsum : 0.0f;   /* a row that saw no token in any split outputs zeros */
+    /* wsum is at least 1 where a row saw a token (its largest split's weight is 2^0), so the approximate
+     * reciprocal (1 ulp) needs no range handling; a row that saw no token in any split outputs zeros. */
+    const float inv = wsum > 0.0f ? mb_rcp_dev(wsum) : 0.0f;
     uint32_t w[DIMS / 2];
 #pragma unroll
     for (int e = 0; e < DIMS / 2; e++) w[e] = mb_bf16x2_dev(acc[2 * e] * inv, acc[2 * e + 1] * inv);
