@@ -49,7 +49,9 @@ __device__ __forceinline__ uint32_t mb_bf16x2_dev(float lo, float hi)
 
 /* 2^x and 1/x for merging weights, one instruction each where the vendor header says PTX: the
  * weights lie in [2^-126, 1] or are 0 (x = -inf), so flushing results below 2^-126 to zero drops
- * nothing the bf16 output can show. exp2f and the IEEE division cost 4 and ~10 instructions. */
+ * nothing the bf16 output can show. exp2f and the IEEE division cost 4 and ~10 instructions. With the
+ * combine's slot addresses by stride (v114c): b4-q4 -2.4 %, b4-q1 -1.8 %, b32-q1-1k -1.2 % graph,
+ * eager -1.1 % geomean on eight placements (results/NOTES.md, thirtieth session). */
 __device__ __forceinline__ float mb_exp2_dev(float x)
 {
 #if MB_CVT_PTX
