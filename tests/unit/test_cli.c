@@ -93,16 +93,17 @@ static void run_without_gpu(void)
 static void gate_on_recorded_pairs(void)
 {
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 && strstr(out, " 0 regressed,") &&
-               strstr(out, " 0 slower,") && strstr(out, " 6 faster,"), "%s", out);
-    /* At 1 % the one case slower past the threshold is not significant (p 0.21): ambiguous, not regressed. */
-    CHECKF(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 &&
-               strstr(out, " 0 regressed,") && strstr(out, " 2 ambiguous;") &&
-               strstr(out, "b32-q4-kv1024-h16/mode=eager   eager   28.38   28.67     +1.01      0.72      2.82    0.213  ambiguous"),
+               strstr(out, " 3 slower,") && strstr(out, " 0 faster,"), "%s", out);
+    /* At 1 % this A/A pair regresses: two cases read ~2 % slower in the second run at p < 1e-4, which is
+     * why the default threshold sits above the A/A spread (README, "Gating regressions"). */
+    CHECKF(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 3 &&
+               strstr(out, " 2 regressed,") && strstr(out, " 3 ambiguous;") &&
+               strstr(out, "b4-q1-kv1024-h32/mode=graph    graph   11.20   11.42     +2.00      0.76      1.43  6.5e-06  regressed"),
            "%s", out);
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3, "%s", out);
     CHECK(strstr(out, "regressed") && strstr(out, "b32-q1-kv8192-h16/mode=graph"));
     /* The threshold decides which significant slowdowns count: in the A/B pair six cases are slower by
-     * 57.7-84.5 % and the other ten by 18.7-41.2 %, so 45 % calls exactly those six and 90 % none. */
+     * 57.4-84.3 % and the other ten by 21.7-42.7 %, so 45 % calls exactly those six and 90 % none. */
     CHECKF(mb("compare --max-regression 45% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3 &&
                strstr(out, " 6 regressed,"), "%s", out);
     CHECKF(mb("compare --max-regression 90% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 0 &&
