@@ -409,7 +409,7 @@ void mb_compare_print(FILE *f, const mb_compare_t *c, int color)
                 c->base_gpu_id, c->gpu_id);
     if (c->eager_events_differ)
         fprintf(f, "note: only one side timed its eager calls with events between the stages (files written before "
-                "2026-12-01 did): that adds ~4-5 us a call on the H200, so eager cases differ by it for one binary\n");
+                "2026-12-01 did): that adds ~4-5 µs a call on the H200, so eager cases differ by it for one binary\n");
     fprintf(f, "metric: %s; regressed = slower by more than %g%% at p < %g (Mann-Whitney U) and by more than the "
             "placements' spread\n\n", c->metric, c->max_regression_pct, c->alpha);
     put_table(f, c, color);

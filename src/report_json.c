@@ -372,7 +372,7 @@ static void read_time(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *
     if (cr->staged_calls < 0) rd_fail(r, w, "staged_calls", "expected a count");
     if (cr->staged_calls <= 0) return;
     cr->staged_total_us = rd_num(r, o, w, "staged_total_median_us");
-    if (!(cr->staged_total_us >= 0)) rd_fail(r, w, "staged_total_median_us", "expected a time in us where staged_calls > 0");
+    if (!(cr->staged_total_us >= 0)) rd_fail(r, w, "staged_total_median_us", "expected a time in µs where staged_calls > 0");
 }
 
 static void read_case(rd_t *r, const cJSON *o, int idx, mb_case_t *c, mb_case_result_t *cr)
