@@ -52,26 +52,14 @@ __device__ __forceinline__ uint32_t mb_bf16x2_dev(float lo, float hi)
  * nothing the bf16 output can show. exp2f and the IEEE division cost 4 and ~10 instructions. With the
  * combine's slot addresses by stride (v114c): b4-q4 -2.4 %, b4-q1 -1.8 %, b32-q1-1k -1.2 % graph,
  * eager -1.1 % geomean on eight placements (results/NOTES.md, thirtieth session). */
-__device__ __forceinline__ float mb_exp2_dev(float x)
-{
 #if MB_CVT_PTX
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
+#define MB_F32_FN(name, ptx, portable) \
+    __device__ __forceinline__ float name(float x) { float y; asm(ptx " %0, %1;\n" : "=f"(y) : "f"(x)); return y; }
 #else
-    return exp2f(x);
+#define MB_F32_FN(name, ptx, portable) __device__ __forceinline__ float name(float x) { return portable; }
 #endif
-}
-__device__ __forceinline__ float mb_rcp_dev(float x)
-{
-#if MB_CVT_PTX
-    float y;
-    asm("rcp.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-#else
-    return 1.0f / x;
-#endif
-}
+MB_F32_FN(mb_exp2_dev, "ex2.approx.ftz.f32", exp2f(x))
+MB_F32_FN(mb_rcp_dev, "rcp.approx.ftz.f32", 1.0f / x)
 
 /* Cache row of logical token t of batch b (see mb_pages_t). */
 __device__ __forceinline__ int64_t mb_kv_row(const mb_pages_t &p, const int32_t *kv_indptr, int b, int64_t t)
