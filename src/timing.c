@@ -83,34 +83,15 @@ static int grow(double **a, int *cap, int n)
     return 0;
 }
 
-/* Room for one more staged call in each of acc's arrays (they share one capacity). */
-static int staged_room(mb_time_acc_t *acc)
-{
-    if (acc->staged < acc->staged_cap) return 0;
-    const int nc = acc->staged_cap ? 2 * acc->staged_cap : 64;
-    for (int i = 0; i <= MB_NSTAGES; i++) {
-        double **a = i < MB_NSTAGES ? &acc->stage[i] : &acc->staged_total;
-        double *p = realloc(*a, sizeof(double) * nc);
-        if (!p) return -1;
-        *a = p;
-    }
-    acc->staged_cap = nc;
-    return 0;
-}
-
 /* MB_STAGED_CALLS eager calls with the stage events, after the placement's samples (same state). */
 static int staged_calls(mb_ws_t *ws, mb_gpu_t *g, mb_time_acc_t *acc, volatile sig_atomic_t *stop,
                         char *err, size_t errlen)
 {
-    for (int i = 0; i < MB_STAGED_CALLS && !(stop && *stop); i++) {
-        double total, st[MB_NSTAGES];
-        if (staged_room(acc)) {
-            snprintf(err, errlen, "out of host memory for timing samples");
-            return 4;
-        }
-        if (one_sample(ws, g, i, &total, st, err, errlen)) return 4;
-        for (int s = 0; s < MB_NSTAGES; s++) acc->stage[s][acc->staged] = st[s];
-        acc->staged_total[acc->staged++] = total;
+    for (int i = 0; i < MB_STAGED_CALLS && !(stop && *stop) && acc->staged < MB_STAGED_CALLS * MB_MAX_PLACEMENTS; i++) {
+        double st[MB_NSTAGES + 1];
+        if (one_sample(ws, g, i, &st[MB_NSTAGES], st, err, errlen)) return 4;
+        for (int s = 0; s <= MB_NSTAGES; s++) acc->staged_us[s][acc->staged] = st[s];
+        acc->staged++;
     }
     return 0;
 }
@@ -168,13 +149,7 @@ fail:
 void mb_time_finish(mb_case_result_t *r, mb_time_acc_t *acc)
 {
     mb_stats_compute(r->samples_us, r->n_samples, &r->time);
-    for (int s = 0; s < MB_NSTAGES; s++) {
-        r->stage_median_us[s] = acc->staged ? median_of(acc->stage[s], acc->staged) : -1.0;
-        free(acc->stage[s]);
-        acc->stage[s] = NULL;
-    }
+    for (int s = 0; s < MB_NSTAGES; s++) r->stage_median_us[s] = acc->staged ? median_of(acc->staged_us[s], acc->staged) : -1.0;
     r->staged_calls = acc->staged;
-    r->staged_total_us = acc->staged ? median_of(acc->staged_total, acc->staged) : 0.0;
-    free(acc->staged_total);
-    acc->staged_total = NULL;
+    r->staged_total_us = acc->staged ? median_of(acc->staged_us[MB_NSTAGES], acc->staged) : 0.0;
 }
