@@ -79,10 +79,10 @@ typedef struct mb_decode_args {
      * CTA its first unit in its launch parameters (sm90); NULL where the caller has none. */
     const mb_work_t *host_work;
     const int32_t *host_work_indptr;
-    /* scales_known: the cast-free path, where Q's scale is 1 and the KV cache's is kv_scale_value (read
-     * back once after the cache was made); 0: read kv_scale and q_scale instead. A kernel that takes
-     * them by value has no load in front of its first unit (sm90, v115b). */
-    float kv_scale_value;
+    /* The scales' values where they hold for the whole workspace: the KV cache's (read back once after
+     * it was made) and Q's 1 on the cast-free path; scales_known 0: read kv_scale and q_scale instead.
+     * A kernel that takes them by value has no load in front of its first unit (sm90, v115b). */
+    float kv_scale_value, q_scale_value;
     int scales_known;
 } mb_decode_args_t;
 

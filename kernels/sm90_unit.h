@@ -335,7 +335,7 @@ struct unit_scales {
 __device__ __forceinline__ unit_scales unit_scales_of(const mb_decode_args_t &a)
 {
     const float kv = a.fault == MB_FAULT_WRONG_SCALE ? 1.0f : a.scales_known ? a.kv_scale_value : *a.kv_scale;
-    const float q = a.scales_known ? 1.0f : *a.q_scale;
+    const float q = a.scales_known ? a.q_scale_value : *a.q_scale;
     return { kv, q * kv * a.sm_scale * 1.4426950408889634f };
 }
 
