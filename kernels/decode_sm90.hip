@@ -39,7 +39,7 @@
 #include "sm90_unit.h"
 #include "sm90_unit_pp.h"
 #include "sm90_unit_rs.h"
-#include "sm90_unit_pc.h"
+#include "sm90_unit_ps.h"
 #include "first_units.h"
 #include <type_traits>
 
@@ -278,9 +278,9 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const KV map
 }
 
 /* 16-row units alternate tiles between the warpgroups (sm90_unit_pp.h). Where the TMA unit brings
- * whole tiles (RS), 32-row units split the rows between them (sm90_unit_rs.h) and 64-row ones take a
- * third warpgroup, the scorer (sm90_unit_pc.h); elsewhere each tile's rows and value dims are split
- * (unit_run above). */
+ * whole tiles (RS), 32-row units split the rows between them (sm90_unit_rs.h) and 64-row ones take
+ * two more, the scorers (sm90_unit_pc.h, sm90_unit_ps.h); elsewhere each tile's rows and value dims
+ * are split (unit_run above). */
 template <int N, bool RS>
 using s9_smem_t = std::conditional_t<(N <= S9_PP_ROWS), s9_smem_pp<N>,
                                      std::conditional_t<RS, std::conditional_t<(N == 64), s9_smem_pc<N>, s9_smem_rs<N>>, s9_smem<N>>>;
@@ -323,7 +323,7 @@ __global__ void __launch_bounds__(s9_threads<N, RS>(), 1)
         u = w0 == (int)blockIdx.x ? guess : a.work[w0];   /* a CTA holds at least one unit (plan.c) */
     }
     if constexpr (RS && N == 64) {
-        pc_run<N>(sm, a, map, sc, w0, w1, u);
+        ps_run<N>(sm, a, map, sc, w0, w1, u);
     } else {
         uint32_t seq = 0;
         for (int w = w0; w < w1; w++) {
@@ -377,7 +377,7 @@ extern "C" hipError_t mb_sm90_launch_regs(int *have, int *need)
 {
     hipFuncAttributes fa;
     *have = 0;
-    *need = S9_PC_LAUNCH_REGS;     /* the pool the budgets are checked against (sm90_unit_pc.h's static_assert) */
+    *need = S9_PS_LAUNCH_REGS;     /* the pool the budgets are checked against (sm90_unit_ps.h's static_assert) */
     hipError_t e = hipFuncGetAttributes(&fa, (const void *)decode_sm90_kernel<64, true, false>);
     if (e == hipSuccess) *have = fa.numRegs;
     return e;

@@ -1,5 +1,5 @@
-/* Per-tile clock stamps of the rows-split, alternate-tile and three-warpgroup walkers (sm90_unit_rs.h,
- * sm90_unit_pp.h and sm90_unit_pc.h; not decode_sm90.hip's dims-split one, for small pages), in
+/* Per-tile clock stamps of the rows-split, alternate-tile and scorer-and-multiplier walkers
+ * (sm90_unit_rs.h, sm90_unit_pp.h, sm90_unit_pc.h and sm90_unit_ps.h; not decode_sm90.hip's dims-split one, for small pages), in
  * builds made with `make TRACE=1` only: when each tile's copy was issued, and when each warpgroup
  * reached the tile, had its data, had summed its scores, had finished its softmax and had issued its
  * P V; when each unit started and had Q landed and cast, and how its end went (its last P V waited
@@ -42,11 +42,11 @@ enum s9_trace_field {
     S9T_DRAINED = 16,
     S9T_SUMMED = 18,
     S9T_SYNCED = 20,
-    /* The three-warpgroup walker's scorer (sm90_unit_pc.h), each tile: its data waited for, its score
-     * wgmmas summed, its P made, the multipliers' release of the tile two back waited for, P handed
-     * over. Its two multipliers stamp TOP, READY, SOFTMAX (P received) and END + warpgroup, as the
-     * rows-split walker's warpgroups do, and at a unit's end DRAINED and SUMMED (at once: the scorer
-     * sums the rows) and SYNCED (the scorer's sums received). */
+    /* The 64-row walker's first scorer (sm90_unit_ps.h; the one scorer before v119), each tile: its
+     * data waited for, its score wgmmas summed, its P made, the multipliers' release of the tile two
+     * back waited for, P handed over. Its two multipliers stamp TOP, READY, SOFTMAX (P received) and
+     * END + warpgroup, as the rows-split walker's warpgroups do, and at a unit's end DRAINED and
+     * SUMMED (at once: the scorers sum the rows) and SYNCED (the scorers' sums received). */
     S9T_PC_READY = 21,
     S9T_PC_SCORED = 22,
     S9T_PC_SOFTMAX = 23,

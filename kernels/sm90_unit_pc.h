@@ -1,50 +1,45 @@
-/* 64-row units whose tiles come by the TMA unit, walked in FlashMLA's order by three warpgroups (v79):
- * warpgroup 2, the scorer, computes a tile's scores for all 64 rows (S = Q K^T with the rows as the
- * wgmma's M, so a row's maximum and sum stay inside a quad of lanes), runs the softmax and hands P
- * (f16, in P^T's layout) to warpgroups 0 and 1, which multiply P V for their halves of the value dims
- * (v67's split and accumulators). The scorer goes on to the next tile while they multiply, so its
- * softmax runs under their wgmmas: in v67-v78 both warpgroups scored their own rows and met at a
- * barrier after both softmaxes, and the tensor cores waited through them (0.45 of a 1.89 us tile in
- * the traces of v70 and v75). Since v81 a tile's P V waits for the scorer's next score wgmmas
- * (SCORED), so that it runs beside the softmax and not beside the score steps, which it slowed most
- * (1.14 us a tile beside it, 0.82 after: -1.4 % on b128-q4; twentieth session).
+/* 64-row units whose tiles come by the TMA unit, walked in FlashMLA's order by scorers and
+ * multipliers: scorers compute a tile's scores for all 64 rows (S = Q K^T with the rows as the wgmma's
+ * M, so a row's maximum and sum stay inside a quad of lanes), run the softmax and hand P (f16, in
+ * P^T's layout) to warpgroups 0 and 1, the multipliers, which multiply P V for their halves of the
+ * value dims (v67's split and accumulators). The scorers go on to the next tile while they multiply,
+ * so the softmax runs under their wgmmas: in v67-v78 both warpgroups scored their own rows and met at
+ * a barrier after both softmaxes, and the tensor cores waited through them (0.45 of a 1.89 us tile in
+ * the traces of v70 and v75). v79-v117 had one scorer (warpgroup 2); since v119 two (warpgroups 2 and
+ * 3) each score half of every tile's tokens (sm90_unit_ps.h, which says why). This file holds the
+ * walker's layout, Q's staging and the multipliers.
+ * Since v81 a tile's P V waits for the scorers' next score wgmmas (SCORED), so that it runs beside
+ * the softmax and not beside the score steps, which it slowed most (1.14 us a tile beside it, 0.82
+ * after: -1.4 % on b128-q4; twentieth session).
  * Two P buffers by tile parity and named barriers between the roles: FULL (a tile's P and rescale are
- * in: the scorer arrives, the multipliers wait) and EMPTY (both multipliers are done with a tile: its
- * P buffer is free; the scorer waits two tiles later). The multipliers refill a stage themselves once
- * both are done with it, with the tile S9_PC_STAGES ahead (v84). Registers: 384 threads may have 168
- * each at launch; the scorer gives up its spare ones to the multipliers (setmaxnreg, S9_PC_SCORER_REGS
- * / S9_PC_MUL_REGS), so that their P V takes two V^T fragments a step, four wgmmas in flight
- * (v79-v79b, at 168, took one: two made ptxas serialize every wgmma, C7512; ptxas ignored setmaxnreg
- * there, C7507, because issue_tile may call copy_tile_paged). Measured (v79d) beside v78's
- * two-warpgroup walker: -4.6 / -5.0 % on b128-q4 / b32-q4-8k, +2 % on b32-q4-1k (units of 4 tiles).
- * In v79d's trace the tile (~1.76 us) looked bound by the scorer's chain: the multipliers waited
- * ~0.56 us a tile for P, and the 18 score steps took 1.23 us beside the P V's wgmmas against 0.73
- * alone (results/NOTES.md, seventeenth session; the twenty-fourth's finding, at the end, qualifies
- * it). The scorer holds a tile's scores and three step accumulators (128), two score wgmmas in flight
- * while one is summed (v79f2, 152 / 176 registers: -1.4 % on b128-q4; the third step's sum moves
- * into the softmax). Its own instructions are most of its chain: letting the tensor
- * core add two steps before each fp32 sum (half the 576 promotion adds a tile) is -8.6 %, but fails
- * the accuracy gate on peaked scores (eighteenth session). Fewer scorer instructions elsewhere do not
- * follow: dropping the first step's 32 adds (v89) or the mask on all but a row's last tile (v91)
- * each cost ~1.5 %, both together nothing, though either shortens the scorer's own schedule; the
- * period follows how the roles overlap (twenty-third session). Nor does moving work between the roles:
- * with the exponentials, their sums and P's store on the multipliers (v94, wip/v94-exp-offload) the
- * scorer's softmax fell 0.10 us a tile and its score steps rose as much, +1.7 % in all; what the SM
- * issues and moves a tile, summed over the three warpgroups, is the bound (twenty-fourth session). */
+ * in: the scorers arrive, the multipliers wait) and EMPTY (both multipliers are done with a tile: its
+ * P buffer is free; the scorers wait two tiles later). The multipliers refill a stage themselves once
+ * both are done with it, with the tile S9_PC_STAGES ahead (v84). Registers: the scorers give up their
+ * spare ones to the multipliers (setmaxnreg, sm90_unit_ps.h), so that their P V takes two V^T
+ * fragments a step, four wgmmas in flight (v79-v79b, at 168, took one: two made ptxas serialize
+ * every wgmma, C7512; ptxas ignores setmaxnreg where a role's code holds a call, C7507, so these
+ * roles copy their tiles by TMA alone).
+ * The one scorer's tile (v79d-v117) was bound by its own chain: in the thirty-first session's trace
+ * (b128-q4) its score steps took 0.82 us, its softmax 0.35, its hand-over 0.23 and its waits 0.22 of a
+ * 1.62 us tile, while the multipliers waited ~0.54 us a tile for P. What was tried on that chain is in
+ * results/NOTES.md (sessions 17-24): letting the tensor core add two steps before each fp32 sum (-8.6 %,
+ * but it fails the accuracy gate on peaked scores), fewer scorer instructions (v89, v91: the period
+ * follows how the roles overlap), the exponentials on the multipliers (v94: +1.7 %). */
 #ifndef MB_SM90_UNIT_PC_H
 #define MB_SM90_UNIT_PC_H
 
 #include "sm90_unit_rs.h"
 
-#define S9_PC_THREADS 384
+#define S9_PC_THREADS 512       /* two multipliers, two scorers */
 #define S9_PC_STAGES 4          /* the multipliers refill tile i's stage with tile i + 4 */
-#define S9_PC_SCORER 2          /* its warpgroup; 0 and 1 multiply and are the CTA's first 256 threads, as elsewhere */
 #define S9_PC_FULL 4            /* named barriers: + tile parity */
 #define S9_PC_EMPTY 6
-#define S9_PC_ROWL 8            /* the unit's row sums are in (the scorer is done with the unit) */
+#define S9_PC_ROWL 8            /* the unit's row sums are in (the scorers are done with the unit) */
 #define S9_PC_MUL 9             /* the multipliers alone (256) */
 #define S9_PC_QREADY 10         /* the unit's Q is cast (the multipliers stage and cast it) */
 #define S9_PC_SCORED 11         /* + tile parity: a tile's score wgmmas are done (the multipliers' P V of the tile before waits) */
+#define S9_PC_VOTE 13           /* the scorers alone (256): whether any row's reference moves */
+#define S9_PC_XCHG 14           /* the scorers alone: their halves' maxima, or their row sums, are in */
 
 template <int N> struct s9_smem_pc {
     uint8_t kv[S9_PC_STAGES][S9_TILE_BYTES];
@@ -54,6 +49,8 @@ template <int N> struct s9_smem_pc {
     float alpha[2][N];                  /* by tile parity: each row's rescale, where its scorer warp's rows moved */
     uint32_t moved[2][4];               /* by tile parity and scorer warp: whether its 16 rows' alpha applies */
     float row_l[N];                     /* each row's sum, at the unit's end */
+    float xm[2][N];                     /* by scorer: its half's row maxima, scaled, when a reference moves */
+    float row_l1[N];                    /* the second scorer's row sums at the unit's end */
 };
 
 __device__ __forceinline__ void pc_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
@@ -88,107 +85,6 @@ __device__ __forceinline__ void stage_q(uint32_t kv0, uint32_t seq0, const mb_de
         const uint32_t st = kv0 + ((seq0 + S - QS + r / RPS) % S) * S9_TILE_BYTES;
         cp16(st + (r % RPS) * MB_DK * 2 + 16 * c, r < rows ? src + (qrow0 + r) * MB_DK * 2 + 16 * c : src, r < rows);
     }
-}
-
-/* The scorer's part of a unit: each tile's scores, softmax and P, then the rows' sums and log-sum-exp. */
-template <int N>
-__device__ __forceinline__ void pc_score_unit(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const mb_work_t u,
-                                              const unit_scales sc, uint32_t &seq)
-{
-    static_assert(N == 64, "the scores' M is 64 rows");
-    constexpr int S = S9_PC_STAGES;
-    const int wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-    const int rows = u.row_end - u.row_begin;
-    const unit_span span = unit_span_of(a, u);
-    const int kv_end = span.kv_end, ntiles = span.ntiles;
-    const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]), q_addr = w9_smem_addr(sm.q);
-    seq += ntiles;
-
-    int end[2];                    /* the token end of the thread's rows 16 warp + g + 8h */
-    float m[2], l[2];
-#pragma unroll
-    for (int h = 0; h < 2; h++) end[h] = row_token_end(a, u, 16 * warp + g + 8 * h, rows, kv_end), m[h] = -INFINITY, l[h] = 0.0f;
-    pc_sync(S9_PC_QREADY, S9_PC_THREADS);
-
-    for (int it = 0; it < ntiles; it++) {
-        const int par = it & 1, t0 = u.kv_begin + it * S9_TILE;
-        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
-        w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
-        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_READY);
-        float s[32];
-        score_tile<64, 3, true>(s, st, q_addr);   /* S, the rows as M */
-        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
-        if (it >= 1) pc_arrive(S9_PC_SCORED + par, S9_PC_THREADS);
-        bool moved = false;
-        float alpha[2];
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            float mx = -INFINITY;
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int i = 4 * j + 2 * h + e;
-                    s[i] = t0 + 8 * j + 2 * t + e < end[h] ? s[i] : -INFINITY;
-                    mx = fmaxf(mx, s[i]);
-                }
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            /* The scores' multiplier goes into the exponent's FFMA below, not onto every score before
-             * the max (v83: 32 FMULs of the scorer's ~1,035 instructions a tile): it is positive (both
-             * scales are guarded, unit_scales_of), so the largest raw score, scaled, is the largest
-             * score, rounding being monotone; -inf stays -inf. */
-            mx *= sc.mult;
-            float ms;
-            moved |= move_ref(m[h], mx, ms, alpha[h]);
-            float sum = 0.0f;
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int i = 4 * j + 2 * h + e;
-                    s[i] = exp2_ftz(fmaf(s[i], sc.mult, -ms));
-                    sum += s[i];
-                }
-            l[h] = l[h] * alpha[h] + sum;  /* this thread's tokens; the quad's summed at the end */
-        }
-        const bool wmoved = __any_sync(0xffffffffu, moved);
-        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SOFTMAX);
-        /* Both multipliers are done with tile it - 2: its P buffer and rescale are free (they refill
-         * its stage themselves, v81c). */
-        if (it >= 2) pc_sync(S9_PC_EMPTY + par, S9_PC_THREADS);
-        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_EMPTY);
-        /* P to P^T's layout (rows x tokens, K-major for the multipliers' B operand): lane (g, t) holds
-         * row 16 warp + g (+ 8), tokens 8j + 2t and 8j + 2t + 1, exactly its fragment of the 8 x 8
-         * matrices that a plain (untransposed) stmatrix stores. */
-        const uint32_t p_addr = w9_smem_addr(sm.p[par]);
-        const int mi = lane / 8, r = lane % 8;
-#pragma unroll
-        for (int j = 0; j < 8; j += 2) {
-            const uint32_t ad = p_addr + w9_off(16 * warp + 8 * (mi % 2) + r, 2 * (8 * (j + mi / 2)), S9_HSBO);
-            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
-                         ::"r"(ad), "r"(f16x2_of(s[4 * j], s[4 * j + 1])), "r"(f16x2_of(s[4 * j + 2], s[4 * j + 3])),
-                           "r"(f16x2_of(s[4 * j + 4], s[4 * j + 5])), "r"(f16x2_of(s[4 * j + 6], s[4 * j + 7])) : "memory");
-        }
-        if (wmoved && t == 0) sm.alpha[par][16 * warp + g] = alpha[0], sm.alpha[par][16 * warp + g + 8] = alpha[1];
-        if (lane == 0) sm.moved[par][warp] = wmoved;
-        w9_fence_proxy();          /* P^T's generic writes before the multipliers' wgmmas read them */
-        pc_arrive(S9_PC_FULL + par, S9_PC_THREADS);
-        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_FULL);
-    }
-
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
-        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
-        const int rw = 16 * warp + g + 8 * h;
-        if (t == 0) {
-            sm.row_l[rw] = l[h];
-            if (u.partial >= 0 && rw < rows)
-                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + rw] = l[h] > 0.0f ? m[h] + log2_ftz(l[h]) : -INFINITY;
-        }
-    }
-    pc_arrive(S9_PC_ROWL, S9_PC_THREADS);
 }
 
 /* A multiplier's part of a unit: Q staged and cast (with the other multiplier), then each tile's P V
@@ -278,17 +174,17 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
 #pragma unroll
                         for (int mb = 0; mb < 4; mb++) o[mb][4 * j + e] *= al;
                     }
-        /* Scores first: tile it's P V waits until the scorer's wgmmas of tile it + 1 are done, so that
+        /* Scores first: tile it's P V waits until the scorers' wgmmas of tile it + 1 are done, so that
          * it runs beside the softmax instead of the score steps (alone 0.73 µs a tile, 1.14 with the P V
-         * beside them). Two barriers by parity, so that a generation is never shared: the scorer's
+         * beside them). Two barriers by parity, so that a generation is never shared: a scorer's
          * next arrival on this one, for tile it + 3, follows its wait for this tile's EMPTY (at tile
          * it + 2), which this P V precedes. */
         if (it + 1 < ntiles) pc_sync(S9_PC_SCORED + (par ^ 1), S9_PC_THREADS);
         pv_tile<N, 2, 4>(o, raw, st, w9_desc(w9_smem_addr(sm.p[par]), S9_HSBO), warp, dim0);
         w9_wait<0>();
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
-        /* Once both multipliers are done with the stage (the scorer's reads of it, by wgmma, ended
-         * before it handed this tile's P over), it takes tile it + S, issued here rather than by the
+        /* Once both multipliers are done with the stage (the scorers' reads of it, by wgmma, ended
+         * before they handed this tile's P over), it takes tile it + S, issued here rather than by the
          * scorer two tiles later: under v81 the scorer's refill, beside the P V, took 0.33 µs of its
          * chain a tile, while the multipliers have ~1 µs to spare (v79k did this before v81 and lost
          * 3 %: then the multipliers had none). Measured (v84, two calls): -0.8 to -1.4 % on b128-q4
@@ -323,39 +219,8 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
     };
     rs_store_pairs(a, u, 2 * t, d0, each_pair);
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_STORED);
-    /* row_l is read before the scorer's next unit writes it: the scorer waits for the next unit's
+    /* row_l is read before the scorers' next unit writes it: they wait for the next unit's
      * QREADY, which comes after these stores. */
-}
-
-/* The CTA's units, each role in its own loop with its own register budget: the multipliers take
- * S9_PC_MUL_REGS from the scorer's S9_PC_SCORER_REGS. The pool they share is what the CTA got at
- * launch, S9_PC_LAUNCH_REGS a thread (65,536 / 384 rounded down to 8; `-Xptxas -v` says "Used 168
- * registers"), not the whole register file: setmaxnreg.inc waits until the others have freed enough,
- * so budgets that add up to more hang the kernel (v79f at 160 / 176 did, on the device). */
-#define S9_PC_LAUNCH_REGS 168
-#define S9_PC_SCORER_REGS 152
-#define S9_PC_MUL_REGS 176
-static_assert(2 * S9_PC_MUL_REGS + S9_PC_SCORER_REGS <= 3 * S9_PC_LAUNCH_REGS, "the launch's register pool");
-#define S9_STR2(x) #x
-#define S9_STR(x) S9_STR2(x)
-template <int N, class KV>
-__device__ __forceinline__ void pc_run(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const KV map, const unit_scales sc, int w0, int w1,
-                                      mb_work_t u)
-{
-    uint32_t seq = 0;
-    if (s9_warpgroup() == S9_PC_SCORER) {
-        W9_ASM("setmaxnreg.dec.sync.aligned.u32 " S9_STR(S9_PC_SCORER_REGS) ";\n");
-        for (int w = w0; w < w1; w++) {
-            if (w > w0) u = a.work[w];
-            pc_score_unit<N>(sm, a, u, sc, seq);
-        }
-    } else {
-        W9_ASM("setmaxnreg.inc.sync.aligned.u32 " S9_STR(S9_PC_MUL_REGS) ";\n");
-        for (int w = w0; w < w1; w++) {
-            if (w > w0) u = a.work[w];
-            pc_multiply_unit<N>(sm, a, map, u, sc, seq);
-        }
-    }
 }
 
 #endif

@@ -12,7 +12,7 @@
  * A stage is freed when both warpgroups are done with it: each one's thread 0 counts its release on
  * the stage's counter, and the second to count issues the tile three ahead into it.
  * 64-row units of TMA tiles walked this way from v33, then with the value dims split between the
- * warpgroups (v66-v78); since v79 three warpgroups walk them (sm90_unit_pc.h). */
+ * warpgroups (v66-v78); since v79 scorers and multipliers walk them (sm90_unit_pc.h, sm90_unit_ps.h). */
 #ifndef MB_SM90_UNIT_RS_H
 #define MB_SM90_UNIT_RS_H
 

@@ -29,7 +29,8 @@ against each other and against the copies:
   span     a CTA's first copy issued to its last P V issued (the rest of a call: launch, entry, the
            unit's end, the combine)
 
-The three-warpgroup walker (64-row units of TMA tiles, sm90_unit_pc.h): the lines above are its two multipliers' (scores: their wait for the tile's P; softmax: the
+The 64-row walker of TMA tiles (sm90_unit_pc.h, sm90_unit_ps.h; one scorer before v119, two since, the
+first of which stamps): the lines above are its two multipliers' (scores: their wait for the tile's P; softmax: the
 same less the first V^T load; P V: their P V to its end; sums 0 and barrier the wait for the
 scorer's row sums at a unit's end), and its scorer's follow (files with 26 fields):
   s period the scorer's time from one tile's P handed over to the next one's
@@ -171,7 +172,7 @@ def report(t, khz, out=sys.stdout):
     if not len(m["period"]):
         sys.exit("trace-tiles: no CTA has three complete tiles (the dims-split walker, for pages of other than a multiple of 64 tokens, stamps none)")
     us = 1e3 / khz
-    walker = "three warpgroups" if len(m["s period"]) else "rows split" if len(m["drift"]) else "alternate tiles"
+    walker = "scorers and multipliers" if len(m["s period"]) else "rows split" if len(m["drift"]) else "alternate tiles"
     print(f"{len(m['lead'])} tiles of {len(m['span'])} CTAs ({walker}); clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
     for k, v in m.items():
         if not len(v):

@@ -1,0 +1,178 @@
+/* The 64-row walker's two scorers (v119; the layout, Q's staging and the multipliers are in
+ * sm90_unit_pc.h): scorer s (warpgroup 2 + s) takes tokens [32 s, 32 s + 32) of every tile for all 64
+ * rows (m64n32k32, the rows as M). With one scorer (v79-v117) its chain set the tile's period (score
+ * steps 0.82 us, softmax 0.35, hand-over 0.23, waits 0.22 of a 1.62 us tile in the thirty-first
+ * session's trace of b128-q4) while the tensor cores were busy about half of it; here each scorer sums
+ * half the steps' outputs (16 adds a step, not 32) and makes half of P, and the two chains run side
+ * by side. The price: m64n32k32 with both operands in shared memory runs at two thirds of the tensor
+ * core's rate, a CTA issues ~13 % more instructions a tile, and a row's maximum is split between the
+ * scorers, so they meet at a barrier every tile to vote whether any row's reference must move
+ * (move_ref: after a unit's first tile, rarely) and exchange their halves' maxima only then.
+ * Measured beside one scorer (three calls, eight placements, two rounds): the 64-row shapes -1.6 to
+ * -4.4 %, geomean -1.3 to -1.5 % (graph), -1.0 to -1.4 % (eager); the trace's period barely moved
+ * (1.62 -> 1.60 us a tile on its GPU: score steps 0.71, softmax with the vote 0.48). The vote costs
+ * ~1.5 % (a build without it, wrong results, read -3.5 % on b128-q4 against -2.0); exchanging the
+ * maxima at the multipliers' release barrier instead (v119c) put that barrier's wait into the softmax
+ * (-1.0 %), a ring of three score steps at 88 / 168 registers was slower (v119b, -0.7 %), and two
+ * warpgroups taking turns to score whole tiles (v118, the seesaw) +7 % (each then drains its P V
+ * before it scores: results/NOTES.md, thirty-first session).
+ * Registers: 512 threads have 128 each at launch; the scorers give 48 of theirs to the multipliers
+ * (80 / 176; an increase beyond that pool waits forever: v79f's budgets hung). */
+#ifndef MB_SM90_UNIT_PS_H
+#define MB_SM90_UNIT_PS_H
+
+#include "sm90_unit_pc.h"
+
+#define S9_STR2(x) #x
+#define S9_STR(x) S9_STR2(x)
+#define S9_PS_RING 2            /* score steps in flight and summed: 80 registers hold no more */
+#define S9_PS_LAUNCH_REGS 128   /* 65,536 / 512 */
+#define S9_PS_SCORER_REGS 80
+#define S9_PS_MUL_REGS 176
+static_assert(2 * S9_PS_MUL_REGS + 2 * S9_PS_SCORER_REGS <= 4 * S9_PS_LAUNCH_REGS, "the launch's register pool");
+
+__device__ __forceinline__ bool ps_vote(bool p)
+{
+    uint32_t r;
+    asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, 256, p;\n selp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(r) : "r"((uint32_t)p), "r"(S9_PC_VOTE) : "memory");
+    return r != 0;
+}
+
+/* Scorer sh's part of a unit: each tile's scores of its 32 tokens, their softmax and P, then its rows'
+ * sums (scorer 0 adds both and writes the log-sum-exps). */
+template <int N>
+__device__ __forceinline__ void ps_score_unit(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const mb_work_t u,
+                                              const unit_scales sc, uint32_t &seq)
+{
+    static_assert(N == 64, "the scores' M is 64 rows");
+    constexpr int S = S9_PC_STAGES;
+    const int sh = s9_warpgroup() - 2, wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int rows = u.row_end - u.row_begin;
+    const unit_span span = unit_span_of(a, u);
+    const int kv_end = span.kv_end, ntiles = span.ntiles;
+    const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]), q_addr = w9_smem_addr(sm.q);
+    const uint32_t half = w9_sw64_off(32 * sh, 0, S9_TILE);
+    seq += ntiles;
+
+    int end[2];                    /* the token end of the thread's rows 16 warp + g + 8h */
+    float m[2], l[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) end[h] = row_token_end(a, u, 16 * warp + g + 8 * h, rows, kv_end), m[h] = -INFINITY, l[h] = 0.0f;
+    pc_sync(S9_PC_QREADY, S9_PC_THREADS);
+
+    for (int it = 0; it < ntiles; it++) {
+        const int par = it & 1, t0 = u.kv_begin + it * S9_TILE + 32 * sh;
+        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
+        w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
+        if (wt == 0 && sh == 0) s9_stamp(seq0 + it, S9T_PC_READY);
+        float s[16];               /* s[4j + 2h + e]: row 16 warp + g + 8h, token 32 sh + 8j + 2t + e */
+        score_tile<32, S9_PS_RING, true>(s, st + half, q_addr);
+        if (wt == 0 && sh == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
+        if (it >= 1) pc_arrive(S9_PC_SCORED + par, S9_PC_THREADS);
+        float hm[2];
+        bool need = false;
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            float mx = -INFINITY;
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int i = 4 * j + 2 * h + e;
+                    s[i] = t0 + 8 * j + 2 * t + e < end[h] ? s[i] : -INFINITY;
+                    mx = fmaxf(mx, s[i]);
+                }
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            hm[h] = mx * sc.mult;  /* pc_score_unit says why the multiplier comes after the max */
+            need |= hm[h] > m[h] + S9_REF_SLACK;
+        }
+        /* Where no half passes a row's reference by the slack, neither does the whole tile, and
+         * move_ref keeps every reference on either half's maximum; otherwise both scorers take the
+         * whole tile's maxima, and so the same references. */
+        if (ps_vote(need)) {
+            if (t == 0) sm.xm[sh][16 * warp + g] = hm[0], sm.xm[sh][16 * warp + g + 8] = hm[1];
+            pc_sync(S9_PC_XCHG, 256);
+#pragma unroll
+            for (int h = 0; h < 2; h++) hm[h] = fmaxf(hm[h], sm.xm[sh ^ 1][16 * warp + g + 8 * h]);
+        }
+        bool moved = false;
+        float alpha[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            float ms;
+            moved |= move_ref(m[h], hm[h], ms, alpha[h]);
+            float sum = 0.0f;
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int i = 4 * j + 2 * h + e;
+                    s[i] = exp2_ftz(fmaf(s[i], sc.mult, -ms));
+                    sum += s[i];
+                }
+            l[h] = l[h] * alpha[h] + sum;
+        }
+        const bool wmoved = __any_sync(0xffffffffu, moved);
+        if (wt == 0 && sh == 0) s9_stamp(seq0 + it, S9T_PC_SOFTMAX);
+        if (it >= 2) pc_sync(S9_PC_EMPTY + par, S9_PC_THREADS);
+        if (wt == 0 && sh == 0) s9_stamp(seq0 + it, S9T_PC_EMPTY);
+        const uint32_t p_addr = w9_smem_addr(sm.p[par]);
+        const int mi = lane / 8, r = lane % 8;
+#pragma unroll
+        for (int j = 0; j < 4; j += 2) {
+            const uint32_t ad = p_addr + w9_off(16 * warp + 8 * (mi % 2) + r, 2 * (32 * sh + 8 * (j + mi / 2)), S9_HSBO);
+            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                         ::"r"(ad), "r"(f16x2_of(s[4 * j], s[4 * j + 1])), "r"(f16x2_of(s[4 * j + 2], s[4 * j + 3])),
+                           "r"(f16x2_of(s[4 * j + 4], s[4 * j + 5])), "r"(f16x2_of(s[4 * j + 6], s[4 * j + 7])) : "memory");
+        }
+        if (sh == 0) {             /* both scorers hold the same rescale */
+            if (wmoved && t == 0) sm.alpha[par][16 * warp + g] = alpha[0], sm.alpha[par][16 * warp + g + 8] = alpha[1];
+            if (lane == 0) sm.moved[par][warp] = wmoved;
+        }
+        w9_fence_proxy();          /* P^T's generic writes before the multipliers' wgmmas read them */
+        pc_arrive(S9_PC_FULL + par, S9_PC_THREADS);
+        if (wt == 0 && sh == 0) s9_stamp(seq0 + it, S9T_PC_FULL);
+    }
+
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
+        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
+        if (sh == 1 && t == 0) sm.row_l1[16 * warp + g + 8 * h] = l[h];
+    }
+    pc_sync(S9_PC_XCHG, 256);
+    if (sh == 0 && t == 0)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int rw = 16 * warp + g + 8 * h;
+            const float lr = l[h] + sm.row_l1[rw];
+            sm.row_l[rw] = lr;
+            if (u.partial >= 0 && rw < rows)
+                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + rw] = lr > 0.0f ? m[h] + log2_ftz(lr) : -INFINITY;
+        }
+    pc_arrive(S9_PC_ROWL, S9_PC_THREADS);
+}
+
+template <int N, class KV>
+__device__ __forceinline__ void ps_run(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const KV map, const unit_scales sc, int w0, int w1,
+                                      mb_work_t u)
+{
+    uint32_t seq = 0;
+    if (s9_warpgroup() >= 2) {
+        W9_ASM("setmaxnreg.dec.sync.aligned.u32 " S9_STR(S9_PS_SCORER_REGS) ";\n");
+        for (int w = w0; w < w1; w++) {
+            if (w > w0) u = a.work[w];
+            ps_score_unit<N>(sm, a, u, sc, seq);
+        }
+    } else {
+        W9_ASM("setmaxnreg.inc.sync.aligned.u32 " S9_STR(S9_PS_MUL_REGS) ";\n");
+        for (int w = w0; w < w1; w++) {
+            if (w > w0) u = a.work[w];
+            pc_multiply_unit<N>(sm, a, map, u, sc, seq);
+        }
+    }
+}
+
+#endif
