@@ -9,7 +9,7 @@
  * scorers, so they meet at a barrier every tile to vote whether any row's reference must move
  * (move_ref: after a unit's first tile, rarely) and exchange their halves' maxima only then.
  * Measured beside one scorer (three calls, eight placements, two rounds): the 64-row shapes -1.6 to
- * -4.4 %, geomean -1.3 to -1.5 % (graph), -1.0 to -1.4 % (eager); the trace's period barely moved
+ * -4.4 %, geomean -1.3 to -1.5 % (graph), -0.7 to -1.4 % (eager); the trace's period barely moved
  * (1.62 -> 1.60 us a tile on its GPU: score steps 0.71, softmax with the vote 0.48). The vote costs
  * ~1.5 % (a build without it, wrong results, read -3.5 % on b128-q4 against -2.0); exchanging the
  * maxima at the multipliers' release barrier instead (v119c) put that barrier's wait into the softmax

@@ -89,21 +89,23 @@ static void run_without_gpu(void)
  * graph +1.36 %, b4-q4-kv8192 graph, b32-q4-kv1024 eager) and none faster. A 1 % threshold calls
  * b4-q1 graph regressed (its placements 0.94 % apart) and the other two ambiguous, their placements
  * 2.07 and 2.94 % apart (with b32-q1-kv1024 eager, +1.47 % at p 0.016): the threshold must sit above
- * the A/A spread. */
+ * the A/A spread; v114c's pair had two cases ~2 % slower at p < 1e-4, which 1 % called regressed. The
+ * pair recorded for v119 (902af1d) has one significant slowdown, b32-q4-kv8192 eager +0.43 %, and three
+ * cases faster (b32-q4-kv1024 eager -3.50 %). */
 static void gate_on_recorded_pairs(void)
 {
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 && strstr(out, " 0 regressed,") &&
-               strstr(out, " 3 slower,") && strstr(out, " 0 faster,"), "%s", out);
-    /* At 1 % this A/A pair regresses: two cases read ~2 % slower in the second run at p < 1e-4, which is
-     * why the default threshold sits above the A/A spread (README, "Gating regressions"). */
-    CHECKF(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 3 &&
-               strstr(out, " 2 regressed,") && strstr(out, " 3 ambiguous;") &&
-               strstr(out, "b4-q1-kv1024-h32/mode=graph    graph   11.20   11.42     +2.00      0.76      1.43  6.5e-06  regressed"),
+               strstr(out, " 1 slower,") && strstr(out, " 3 faster,") &&
+               strstr(out, "b32-q4-kv8192-h32/mode=eager   eager  123.95  124.48     +0.43      0.23      1.06    0.001  slower"),
            "%s", out);
+    /* At 1 % this pair's slowdown is under the threshold and b32-q1-kv1024 eager (-3.11 % at p 0.043,
+     * its placements 5.1 % apart) too noisy to call (README, "Gating regressions"). */
+    CHECKF(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 &&
+               strstr(out, " 0 regressed,") && strstr(out, " 1 ambiguous;"), "%s", out);
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3, "%s", out);
     CHECK(strstr(out, "regressed") && strstr(out, "b32-q1-kv8192-h16/mode=graph"));
     /* The threshold decides which significant slowdowns count: in the A/B pair six cases are slower by
-     * 57.4-84.3 % and the other ten by 21.7-42.7 %, so 45 % calls exactly those six and 90 % none. */
+     * 59.6-84.5 % and the other ten by 20.9-41.8 %, so 45 % calls exactly those six and 90 % none. */
     CHECKF(mb("compare --max-regression 45% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3 &&
                strstr(out, " 6 regressed,"), "%s", out);
     CHECKF(mb("compare --max-regression 90% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 0 &&
