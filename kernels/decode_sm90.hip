@@ -2,8 +2,9 @@
  * the portable kernel; a plan worker is one CTA (one per SM) walking its unit list.
  *
  * A unit is up to 64 query rows (q_index x head) of one batch over a KV range, in 64-token tiles.
- * The CTA has two warpgroups. Units of up to 16 rows give them alternate tiles (sm90_unit_pp.h, same
- * steps as below with all rows and dims in each warpgroup). Larger units split the rows between them
+ * The CTA has two warpgroups (four for 64-row units of TMA tiles, two of them scoring and two
+ * multiplying: sm90_unit_pc.h, sm90_unit_ps.h). Units of up to 16 rows give them alternate tiles
+ * (sm90_unit_pp.h, same steps as below with all rows and dims in each warpgroup). Larger units split the rows between them
  * where tiles come by the TMA unit (sm90_unit_rs.h: each warpgroup its own rows over all 512 dims,
  * no CTA barrier in the tile loop); on caches of smaller pages they split every tile as below:
  *  - S^T = K Q^T (64 tokens x rows, fp8 wgmma, 576 deep). Tokens are the M side, so a unit of 16

@@ -85,7 +85,11 @@ __device__ __forceinline__ void ps_score_unit(s9_smem_pc<N> &sm, const mb_decode
                 }
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            hm[h] = mx * sc.mult;  /* pc_score_unit says why the multiplier comes after the max */
+            /* The scores' multiplier goes onto the maximum, not onto every score before it (v83):
+             * it is positive (both scales are guarded, unit_scales_of), so the largest raw score,
+             * scaled, is the largest score, rounding being monotone; -inf stays -inf. The scores
+             * take it in the exponent's FFMA below. */
+            hm[h] = mx * sc.mult;
             need |= hm[h] > m[h] + S9_REF_SLACK;
         }
         /* Where no half passes a row's reference by the slack, neither does the whole tile, and
