@@ -434,14 +434,17 @@ __device__ __forceinline__ void rescale_o(float (&o)[8][4 * RB], const float (&a
             }
 }
 
-/* A barrier of the warpgroup's 128 threads that also tells each of them whether any passed `p`. */
-__device__ __forceinline__ bool wg_sync_or(int wg, bool p)
+/* Named barrier `id` of NT threads that also tells each of them whether any passed `p`. */
+template <int NT>
+__device__ __forceinline__ bool sync_or(int id, bool p)
 {
     uint32_t r;
-    asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, 128, p;\n selp.u32 %0, 1, 0, q;\n}\n"
-                 : "=r"(r) : "r"((uint32_t)p), "r"(1 + wg) : "memory");
+    asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(r) : "r"((uint32_t)p), "r"(id), "n"(NT) : "memory");
     return r != 0;
 }
+/* The same for the warpgroup's 128 threads. */
+__device__ __forceinline__ bool wg_sync_or(int wg, bool p) { return sync_or<128>(1 + wg, p); }
 
 /* A tile's masked scores (mask_scores) to P^T at p_addr, m, l and O updated, for the walkers whose O
  * holds the same rows as their scores. A row's maximum is spread over the 4 warps (each holds 16 of the

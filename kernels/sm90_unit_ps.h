@@ -26,18 +26,10 @@
 #define S9_STR2(x) #x
 #define S9_STR(x) S9_STR2(x)
 #define S9_PS_RING 2            /* score steps in flight and summed: 80 registers hold no more */
-#define S9_PS_LAUNCH_REGS 128   /* 65,536 / 512 */
+#define S9_PS_LAUNCH_REGS (65536 / S9_PC_THREADS / 8 * 8)   /* the register file over the threads, in 8s */
 #define S9_PS_SCORER_REGS 80
 #define S9_PS_MUL_REGS 176
 static_assert(2 * S9_PS_MUL_REGS + 2 * S9_PS_SCORER_REGS <= 4 * S9_PS_LAUNCH_REGS, "the launch's register pool");
-
-__device__ __forceinline__ bool ps_vote(bool p)
-{
-    uint32_t r;
-    asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, 256, p;\n selp.u32 %0, 1, 0, q;\n}\n"
-                 : "=r"(r) : "r"((uint32_t)p), "r"(S9_PC_VOTE) : "memory");
-    return r != 0;
-}
 
 /* Scorer sh's part of a unit: each tile's scores of its 32 tokens, their softmax and P, then its rows'
  * sums (scorer 0 adds both and writes the log-sum-exps). */
@@ -95,7 +87,7 @@ __device__ __forceinline__ void ps_score_unit(s9_smem_pc<N> &sm, const mb_decode
         /* Where no half passes a row's reference by the slack, neither does the whole tile, and
          * move_ref keeps every reference on either half's maximum; otherwise both scorers take the
          * whole tile's maxima, and so the same references. */
-        if (ps_vote(need)) {
+        if (sync_or<256>(S9_PC_VOTE, need)) {
             if (t == 0) sm.xm[sh][16 * warp + g] = hm[0], sm.xm[sh][16 * warp + g + 8] = hm[1];
             pc_sync(S9_PC_XCHG, 256);
 #pragma unroll
