@@ -71,7 +71,7 @@ static const field_t FIELDS[F_COUNT] = {
     [F_KV_LEN] = {K_KV_LEN, 1, MB_MAX_KV_LEN, 0, {0}},
     [F_SPLITS] = {K_SPLITS, 1, MB_MAX_SPLITS, 0, {0}},
     [F_MODE] = {K_CHOICE, 0, 0, 0, {"eager", "graph"}},
-    [F_L2] = {K_CHOICE, 0, 0, 0, {"cold", "hot"}},
+    [F_L2] = {K_CHOICE, 0, 0, 0, {"cold", "hot", "cold-clean"}},
     /* 2^53: larger seeds would not survive a round trip through a JSON double */
     [F_SEED] = {K_INT, 0, 9007199254740992.0, 0, {0}},
     [F_Q_STD] = {K_NUM, 0, 1e4, 1, {0}},
@@ -480,7 +480,7 @@ static void builtin_defaults(mb_case_t *c)
     c->causal = MB_DEF_CAUSAL;
     c->splits = MB_DEF_SPLITS;
     c->mode = MB_DEF_MODE;
-    c->l2_cold = MB_DEF_L2_COLD;
+    c->l2 = MB_DEF_L2;
     c->seed = MB_DEF_SEED;
     c->q_std = MB_DEF_Q_STD;
     c->kv_std = MB_DEF_KV_STD;
@@ -503,7 +503,7 @@ static void apply(mb_case_t *c, field_id_t f, value_t v)
     case F_HEADS: c->heads = (int)v.v; break;
     case F_SPLITS: c->splits = (int)v.v; break;
     case F_MODE: c->mode = v.v == 0 ? MB_MODE_EAGER : MB_MODE_GRAPH; break;
-    case F_L2: c->l2_cold = v.v == 0; break;
+    case F_L2: c->l2 = (mb_l2_t)v.v; break;
     case F_SEED: c->seed = (uint64_t)v.v; break;
     case F_Q_STD: c->q_std = v.v; break;
     case F_KV_STD: c->kv_std = v.v; break;
@@ -877,6 +877,11 @@ void mb_config_free(mb_config_t *cfg)
 const char *mb_mode_name(mb_mode_t m)
 {
     return m == MB_MODE_EAGER ? "eager" : "graph";
+}
+
+const char *mb_l2_name(mb_l2_t l)
+{
+    return FIELDS[F_L2].choice[l];
 }
 
 const char *mb_q_quant_name(mb_q_quant_t q)

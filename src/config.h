@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What a timed call finds in the L2 ("l2"): cold (the default) behind a write of twice its size, which
+ * leaves the L2 full of that buffer's dirty lines for the call to write back; cold-clean behind the same
+ * write read back, so that the call finds clean lines and pays for its own traffic alone; hot with no
+ * flush. The values are the config's choice indices. */
+typedef enum { MB_L2_COLD = 0, MB_L2_HOT = 1, MB_L2_COLD_CLEAN = 2 } mb_l2_t;
 typedef enum { MB_MODE_EAGER = 0, MB_MODE_GRAPH = 1 } mb_mode_t;
 
 /* How Q reaches fp8: "cast" (saturating cast, scale 1: the cast-free path), "amax" (per-tensor amax
@@ -41,7 +46,7 @@ typedef struct mb_case {
     mb_page_order_t page_order;   /* meaningful only when page_size > 0 */
     int splits;                /* num_kv_splits: 0 = "auto", MB_SPLITS_TUNED, else a fixed count */
     mb_mode_t mode;
-    int l2_cold;               /* 1: flush L2 before every timed call */
+    mb_l2_t l2;                /* what a timed call finds in the L2 (timing.c) */
     uint64_t seed;
     double q_std, kv_std;
     int warmup, min_runs, max_runs;
@@ -64,6 +69,7 @@ int mb_config_parse(const char *path, const char *text, mb_config_t *cfg, char *
 void mb_config_free(mb_config_t *cfg);
 
 const char *mb_mode_name(mb_mode_t m);
+const char *mb_l2_name(mb_l2_t l);
 const char *mb_q_quant_name(mb_q_quant_t q);
 const char *mb_page_order_name(mb_page_order_t o);
 /* num_kv_splits as a config writes it: "auto", "tuned" or the count. */

@@ -59,7 +59,8 @@ int mb_gpu_open(mb_gpu_t *g, mb_env_t *env, char *err, size_t errlen)
     GPU_CHECK(hipRuntimeGetVersion(&env->runtime_version));
     GPU_CHECK(hipStreamCreateWithFlags(&g->stream, hipStreamNonBlocking));
     for (int i = 0; i < 6; i++) GPU_CHECK(hipEventCreate(&g->ev[i]));
-    g->flush_bytes = 2 * (g->l2_bytes > 0 ? g->l2_bytes : ((size_t)64 << 20));
+    /* whole 16-byte pieces, for cold-clean's read-back (mb_launch_read_all) */
+    g->flush_bytes = (2 * (g->l2_bytes > 0 ? g->l2_bytes : ((size_t)64 << 20)) + 15) / 16 * 16;
     GPU_CHECK(hipMalloc(&g->flush_buf, g->flush_bytes));
     g->spin_cycles = mb_spin_cycles(g->clock_khz, MB_SPIN_US);   /* at the peak clock */
     return 0;

@@ -66,7 +66,7 @@ static void json_case_def(jb_t *b, cJSON *o, const mb_case_t *c)
     jb_put(b, o, "splits_requested", c->splits > 0 ? jb_num(c->splits)
                                   : cJSON_CreateString(c->splits == MB_SPLITS_TUNED ? "tuned" : "auto"));
     jb_put_str(b, o, "mode", mb_mode_name(c->mode));
-    jb_put_str(b, o, "l2", c->l2_cold ? "cold" : "hot");
+    jb_put_str(b, o, "l2", mb_l2_name(c->l2));
     /* Printed as an integer: a double would round seeds above 2^53. */
     snprintf(seed, sizeof seed, "%" PRIu64, c->seed);
     jb_put(b, o, "seed", cJSON_CreateRaw(seed));
@@ -239,7 +239,7 @@ static void read_pages(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
 static void read_case_def(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
 {
     static const char *const modes[2] = {"eager", "graph"};
-    static const char *const l2[2] = {"hot", "cold"};
+    static const char *const l2[3] = {"cold", "hot", "cold-clean"};   /* mb_l2_t's order */
     rd_str(r, o, w, "name", c->name, sizeof c->name);
     c->file = rd_strdup(r, o, w, "file");
     c->index = rd_int(r, o, w, "index");
@@ -261,7 +261,8 @@ static void read_case_def(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
                                                                      : rd_int(r, o, w, "splits_requested");
     int m = rd_choice(r, o, w, "mode", modes, 2, "expected \"eager\" or \"graph\"");
     c->mode = m == 1 ? MB_MODE_GRAPH : MB_MODE_EAGER;
-    c->l2_cold = rd_choice(r, o, w, "l2", l2, 2, "expected \"cold\" or \"hot\"") == 1;
+    const int l = rd_choice(r, o, w, "l2", l2, 3, "expected \"cold\", \"hot\" or \"cold-clean\"");
+    c->l2 = l > 0 ? (mb_l2_t)l : MB_L2_COLD;
     double seed = rd_num(r, o, w, "seed");
     if (seed >= 0 && seed < 18446744073709551616.0 && seed == floor(seed)) c->seed = (uint64_t)seed;
     else rd_fail(r, w, "seed", "expected an unsigned integer");

@@ -141,7 +141,7 @@ static void csv_row(FILE *f, const mb_case_result_t *cr)
     csv_num(f, c->heads, 1);
     csv_str(f, splits);
     csv_str(f, mb_mode_name(c->mode));
-    csv_str(f, c->l2_cold ? "cold" : "hot");
+    csv_str(f, mb_l2_name(c->l2));
     csv_str(f, cr->kernel);
     csv_num(f, t->median, timed);
     csv_num(f, t->mean, timed);

@@ -15,9 +15,14 @@ double mb_now_s(void)
 
 static int flush_l2(mb_ws_t *ws, mb_gpu_t *g, int sample, char *err, size_t errlen)
 {
-    if (!ws->c->l2_cold) return 0;
+    if (ws->c->l2 == MB_L2_HOT) return 0;
     /* A different byte each time, so no layer can skip the write as redundant. */
     GPU_CHECK(hipMemsetAsync(g->flush_buf, sample & 0xff, g->flush_bytes, g->stream));
+    /* Reading it all back evicts its own dirty lines (written back now, not inside the call) and leaves
+     * clean ones: on the H200 the write alone cost b32-q1-kv8192-h16 4.6 of its 53.6 us (graph) in
+     * write-backs (results/h200/steps/sm90-flush-clean-s32/). */
+    if (ws->c->l2 == MB_L2_COLD_CLEAN)
+        GPU_CHECK(mb_launch_read_all((const uint8_t *)g->flush_buf, (int64_t)g->flush_bytes, ws->sink, g->stream));
     return 0;
 fail:
     return 4;

@@ -102,6 +102,8 @@ result "timeout -s INT (signal delivered twice): finished cases written, marked 
 # Dumped cases re-checked by an independent implementation (numpy), if numpy is there: flat caches,
 # and paged ones read through their dumped page tables.
 run_expect dump 0 --out "$TMP/d" --dump "$TMP/dump" "$HERE/../../configs/smoke.json"
+grep -Eq '"l2":[[:space:]]*"cold-clean"' "$TMP/d/smoke.json" 2>/dev/null
+result "l2 cold-clean: run and recorded as such (smoke.json)" $? "no cold-clean case in $TMP/d/smoke.json"
 run_expect dump-paged 0 --out "$TMP/dp" --dump "$TMP/dump" "$HERE/dump-paged.json"
 if python3 -c 'import numpy' 2>/dev/null; then
     python3 "$HERE/recheck_dump.py" "$TMP/dump"; result "dump re-checked in numpy" $? "numpy disagrees with the tool"

@@ -482,6 +482,15 @@ static void test_refusals(void)
     t.mode = MB_MODE_EAGER;
     build(&b, &t, 1, "NVIDIA H200");
     CHECK(mb_compare_reports(&a.rep, &b.rep, &o, &c, err, sizeof err) == -1);
+    /* Same name and mode, another L2 setting: two measurements, not a change. */
+    t.mode = MB_MODE_GRAPH;
+    build(&b, &t, 1, "NVIDIA H200");
+    b.cases[0].l2 = MB_L2_COLD_CLEAN;
+    CHECK(mb_compare_reports(&a.rep, &b.rep, &o, &c, err, sizeof err) == -1);
+    CHECKF(strstr(err, "name, mode and L2 setting"), "%s", err);
+    b.cases[0].l2 = a.cases[0].l2;
+    CHECKF(mb_compare_reports(&a.rep, &b.rep, &o, &c, err, sizeof err) == 0, "%s", err);
+    mb_compare_free(&c);
 
     mb_compare_opts_default(&o);
     o.alpha = 0.6;

@@ -109,7 +109,7 @@ static void config_builtin_defaults(void)
     CHECK(c->batch == 2 && c->q_len == MB_DEF_Q_LEN && c->heads == MB_DEF_HEADS);
     CHECK(all_lens(c, 64) && strcmp(c->kv_desc, "64") == 0);
     CHECK(c->causal == MB_DEF_CAUSAL && c->splits == MB_DEF_SPLITS && c->mode == MB_DEF_MODE);
-    CHECK(c->l2_cold == MB_DEF_L2_COLD && c->seed == MB_DEF_SEED);
+    CHECK(c->l2 == MB_DEF_L2 && c->seed == MB_DEF_SEED);
     CHECK(c->q_std == MB_DEF_Q_STD && c->kv_std == MB_DEF_KV_STD);
     CHECK(c->warmup == MB_DEF_WARMUP && c->min_runs == MB_DEF_MIN_RUNS && c->max_runs == MB_DEF_MAX_RUNS);
     CHECK(c->target_rse == MB_DEF_TARGET_RSE && c->max_seconds == MB_DEF_MAX_SECONDS && c->placements == MB_DEF_PLACEMENTS);
@@ -127,10 +127,10 @@ static void config_defaults_merge(void)
         return;
     CHECK(cfg.n_cases == 2);
     const mb_case_t *a = &cfg.cases[0], *b = &cfg.cases[1];
-    CHECK(a->heads == 32 && a->q_len == 2 && a->mode == MB_MODE_EAGER && a->l2_cold == 0 && a->seed == 9);
+    CHECK(a->heads == 32 && a->q_len == 2 && a->mode == MB_MODE_EAGER && a->l2 == MB_L2_HOT && a->seed == 9);
     CHECK(a->warmup == 0 && a->atol == 0.5 && a->rtol == MB_DEF_RTOL && a->min_runs == MB_DEF_MIN_RUNS);
     CHECKF(strcmp(a->name, "b1-q2-kv8-h32") == 0, "%s", a->name);
-    CHECK(b->heads == 64 && b->q_len == 2 && b->mode == MB_MODE_GRAPH && b->l2_cold == 0 && b->seed == 9);
+    CHECK(b->heads == 64 && b->q_len == 2 && b->mode == MB_MODE_GRAPH && b->l2 == MB_L2_HOT && b->seed == 9);
     CHECK(b->atol == 0 && b->rtol == 0.25 && b->index == 1);
     mb_config_free(&cfg);
 }
@@ -149,7 +149,7 @@ static void config_every_field_at_its_bounds(void)
     const mb_case_t *h = &cfg.cases[0], *l = &cfg.cases[1];
     CHECK(strcmp(h->name, "hi") == 0 && h->batch == 3 && h->q_len == 8 && h->heads == 128);
     CHECK(all_lens(h, 1048576) && h->causal == 0 && h->splits == 256 && h->mode == MB_MODE_EAGER);
-    CHECK(h->l2_cold == 0 && h->seed == 9007199254740992ull && h->q_std == 10000 && h->kv_std == 0.25);
+    CHECK(h->l2 == MB_L2_HOT && h->seed == 9007199254740992ull && h->q_std == 10000 && h->kv_std == 0.25);
     CHECK(h->warmup == 1000 && h->min_runs == 100000 && h->max_runs == 1000000 && h->target_rse == 1);
     CHECK(h->max_seconds == 3600 && h->placements == 8 && h->atol == 1 && h->rtol == 1 && h->max_rel_l2 == 1);
     CHECK(l->batch == 1 && l->q_len == 1 && l->heads == 1 && all_lens(l, 1) && l->splits == 1 && l->seed == 0);
@@ -236,8 +236,24 @@ static void config_grid_value_texts(void)
            "%s", cfg.cases[0].name);
     CHECKF(strcmp(cfg.cases[63].name, "x/heads=32/num_kv_splits=4/l2=hot/seed=4/kv_std=2.5/causal=false") == 0,
            "%s", cfg.cases[63].name);
-    CHECK(cfg.cases[63].splits == 4 && cfg.cases[63].l2_cold == 0 && cfg.cases[63].seed == 4);
+    CHECK(cfg.cases[63].splits == 4 && cfg.cases[63].l2 == MB_L2_HOT && cfg.cases[63].seed == 4);
     CHECK(cfg.cases[63].kv_std == 2.5 && cfg.cases[63].causal == 0 && cfg.cases[63].heads == 32);
+    mb_config_free(&cfg);
+}
+
+/* "l2": "cold-clean" is its own setting, named in a grid like the others. */
+static void config_l2_cold_clean(void)
+{
+    mb_config_t cfg;
+    if (!PARSE_OK("{'cases':[{'name':'x','batch':1,'kv_len':8,'l2':['cold','cold-clean','hot']}]}", &cfg)) return;
+    CHECK(cfg.n_cases == 3);
+    const mb_l2_t want[3] = {MB_L2_COLD, MB_L2_COLD_CLEAN, MB_L2_HOT};
+    for (int i = 0; i < 3 && i < cfg.n_cases; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "x/l2=%s", mb_l2_name(want[i]));
+        CHECKF(cfg.cases[i].l2 == want[i] && !strcmp(cfg.cases[i].name, name), "%s", cfg.cases[i].name);
+    }
+    CHECK(!strcmp(mb_l2_name(MB_L2_COLD_CLEAN), "cold-clean"));
     mb_config_free(&cfg);
 }
 
@@ -480,8 +496,8 @@ static void config_err_other_fields(void)
     BAD_VALUE("'mode':'graf'", "mode: expected 'eager' or 'graph', got 'graf'");
     BAD_VALUE("'mode':['eager','graf']", "mode[1]: expected 'eager' or 'graph', got 'graf'");
     BAD_VALUE("'mode':1", "mode: expected 'eager' or 'graph', got 1");
-    BAD_VALUE("'l2':'warm'", "l2: expected 'cold' or 'hot', got 'warm'");
-    BAD_VALUE("'l2':true", "l2: expected 'cold' or 'hot', got true");
+    BAD_VALUE("'l2':'warm'", "l2: expected 'cold', 'hot' or 'cold-clean', got 'warm'");
+    BAD_VALUE("'l2':true", "l2: expected 'cold', 'hot' or 'cold-clean', got true");
     BAD_VALUE("'causal':1", "causal: expected true or false, got 1");
     BAD_VALUE("'causal':'yes'", "causal: expected true or false, got 'yes'");
     BAD_VALUE("'q_std':0", "q_std: expected number in (0, 10000], got 0");
@@ -747,7 +763,7 @@ static void config_shipped_mixed_mla(void)
         CHECKF(strcmp(c->name, want) == 0, "%s, want %s", c->name, want);
         CHECK(c->batch == shape[s].batch && c->q_len == shape[s].q_len && c->heads == shape[s].heads);
         CHECK(all_lens(c, shape[s].kv_len) && c->mode == (i % 2 ? MB_MODE_GRAPH : MB_MODE_EAGER));
-        CHECK(c->l2_cold == 1 && c->splits == 0 && c->causal == 1 && c->index == s);
+        CHECK(c->l2 == MB_L2_COLD && c->splits == 0 && c->causal == 1 && c->index == s);
     }
     mb_config_free(&cfg);
 }
@@ -758,7 +774,7 @@ static void config_shipped_smoke(void)
     char err[ERR_LEN] = "";
     CHECKF(mb_config_load("configs/smoke.json", &cfg, err, sizeof err) == 0, "%s", err);
     CHECK(cfg.n_cases >= 4);
-    int list = 0, uniform = 0, eager = 0, hot = 0;
+    int list = 0, uniform = 0, eager = 0, hot = 0, clean = 0;
     for (int i = 0; i < cfg.n_cases; i++) {
         const mb_case_t *c = &cfg.cases[i];
         CHECK(c->max_seconds == 0.2 && c->min_runs == 5);
@@ -767,9 +783,10 @@ static void config_shipped_smoke(void)
         list += strcmp(c->kv_desc, "list") == 0;
         uniform += strncmp(c->kv_desc, "uniform", 7) == 0;
         eager += c->mode == MB_MODE_EAGER;
-        hot += !c->l2_cold;
+        hot += c->l2 == MB_L2_HOT;
+        clean += c->l2 == MB_L2_COLD_CLEAN;
     }
-    CHECK(list && uniform && eager && hot);
+    CHECK(list && uniform && eager && hot && clean);
     mb_config_free(&cfg);
 }
 
@@ -783,7 +800,7 @@ static void config_shipped_paged(void)
     int flat = 0, p64[2] = {0, 0}, small = 0;
     for (int i = 0; i < cfg.n_cases; i++) {
         const mb_case_t *c = &cfg.cases[i];
-        CHECKF(c->mode == MB_MODE_GRAPH && c->splits == 0 && c->l2_cold, "%s", c->name);
+        CHECKF(c->mode == MB_MODE_GRAPH && c->splits == 0 && c->l2 == MB_L2_COLD, "%s", c->name);
         flat += c->page_size == 0;
         if (c->page_size == 64) p64[c->page_order]++;
         small += (c->page_size == 1 || c->page_size == 16) && c->page_order == MB_PAGES_SHUFFLED;
@@ -879,6 +896,7 @@ void suite_config(void)
     RUN(config_kv_override);
     RUN(config_grid_order_and_names);
     RUN(config_grid_value_texts);
+    RUN(config_l2_cold_clean);
     RUN(config_grid_generated_names);
     RUN(config_grid_in_defaults);
     RUN(config_uniform_lengths);

@@ -51,7 +51,7 @@ static void fixture(fixture_t *x)
         c->causal = i != 1;
         c->splits = i == 1 ? 4 : 0;
         c->mode = i == 2 ? MB_MODE_EAGER : MB_MODE_GRAPH;
-        c->l2_cold = i != 1;
+        c->l2 = i == 1 ? MB_L2_HOT : i == 2 ? MB_L2_COLD_CLEAN : MB_L2_COLD;
         c->seed = i == 0 ? UINT64_C(12345678901) : (uint64_t)i;
         c->q_std = 1.0 / 3.0;
         c->kv_std = 0.7;
@@ -172,7 +172,7 @@ static void check_case_equal(const mb_case_result_t *a, const mb_case_result_t *
     CHECK(ca->file && cb->file && !strcmp(ca->file, cb->file));
     CHECK(ca->index == cb->index && ca->batch == cb->batch && ca->q_len == cb->q_len);
     CHECK(ca->heads == cb->heads && ca->causal == cb->causal && ca->splits == cb->splits);
-    CHECK(ca->mode == cb->mode && ca->l2_cold == cb->l2_cold && ca->seed == cb->seed);
+    CHECK(ca->mode == cb->mode && ca->l2 == cb->l2 && ca->seed == cb->seed);
     CHECK(!strcmp(ca->kv_desc, cb->kv_desc));
     for (int i = 0; i < ca->batch; i++) CHECK(ca->kv_lens[i] == cb->kv_lens[i]);
     CHECK(ca->q_std == cb->q_std && ca->kv_std == cb->kv_std);
