@@ -513,6 +513,8 @@ static void test_markdown(void)
     CHECK(text && strstr(text, "configs/smoke.json") && strstr(text, "4.01 TB/s") && strstr(text, "e4m3fn"));
     CHECK(text && !strchr(text, '\033'));
     CHECK(text && strstr(text, "| graph\\|hot "));
+    /* the L2 setting beside the mode, where it is not the default */
+    CHECKF(text && strstr(text, "| graph, l2 hot ") && strstr(text, "| eager, l2 cold-clean ") && strstr(text, "| graph                |"), "%s", text);
     CHECK(text && strstr(text, "cases: 1 pass, 1 fail, 1 error"));
     CHECKF(text && strstr(text, " 3, 9.5% |") && strstr(text, " 1 |"), "%s", text);
     /* the variants table names each case's KV layout */
