@@ -6,8 +6,9 @@
  * so the softmax runs under their wgmmas: in v67-v78 both warpgroups scored their own rows and met at
  * a barrier after both softmaxes, and the tensor cores waited through them (0.45 of a 1.89 us tile in
  * the traces of v70 and v75). v79-v117 had one scorer (warpgroup 2); since v119 two (warpgroups 2 and
- * 3) each score half of every tile's tokens (sm90_unit_ps.h, which says why). This file holds the
- * walker's layout, Q's staging and the multipliers.
+ * 3) each score half of every tile's tokens, and since v123, in units of many tiles, alternate whole
+ * tiles (sm90_unit_ps.h, which says why). This file holds the walker's layout, Q's staging and the
+ * multipliers.
  * Since v81 a tile's P V waits for the scorers' next score wgmmas (SCORED), so that it runs beside
  * the softmax and not beside the score steps, which it slowed most (1.14 us a tile beside it, 0.82
  * after: -1.4 % on b128-q4; twentieth session).

@@ -16,6 +16,16 @@
  * (-1.0 %), a ring of three score steps at 88 / 168 registers was slower (v119b, -0.7 %), and two
  * warpgroups taking turns to score whole tiles (v118, the seesaw) +7 % (each then drains its P V
  * before it scores: results/NOTES.md, thirty-first session).
+ * Since v123, units of S9_PC_ALT_TILES tiles or more are scored otherwise (ps_score_alt): scorer s
+ * takes the tiles of parity s, each whole (in two halves of 32 tokens a step, a ring of two
+ * half-steps), and a tile's row references come from the other scorer's tile before it, so there is
+ * no vote and each scorer has two tiles' time for its chain. In a short unit a tile's P then waits
+ * for one scorer's whole chain (b32-q4-kv1024's 4-tile units +7.6 %), so those keep the split above
+ * (ps_score_split). Measured (v123 beside v119, eight placements, three rounds): b32-q4-kv8192 -1.9 %,
+ * b128-q4 -1.2 % graph (-1.9 / -1.7 % eager), the rest the same; the trace of the alternate walker
+ * alone (v122c) has the period 1.60 -> 1.47 us a tile, its scorer's chain 2.8 us for two tiles (score
+ * steps 1.58, softmax 0.93: the other scorer's wgmmas are in flight through it). Alternating with a
+ * ring of one whole step (v122, the registers allow no more) was +1.0 %: each step a full round trip.
  * Registers: 512 threads have 128 each at launch; the scorers give 48 of theirs to the multipliers
  * (80 / 176; an increase beyond that pool waits forever: v79f's budgets hung). */
 #ifndef MB_SM90_UNIT_PS_H
