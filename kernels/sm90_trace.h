@@ -42,7 +42,8 @@ enum s9_trace_field {
     S9T_DRAINED = 16,
     S9T_SUMMED = 18,
     S9T_SYNCED = 20,
-    /* The 64-row walker's first scorer (sm90_unit_ps.h; the one scorer before v119), each tile: its
+    /* The 64-row walker's first scorer (sm90_unit_ps.h; the one scorer before v119; in units scored on
+     * alternate tiles, since v123, each tile's own scorer, so that "s wait" means nothing there), each tile: its
      * data waited for, its score wgmmas summed, its P made, the multipliers' release of the tile two
      * back waited for, P handed over. Its two multipliers stamp TOP, READY, SOFTMAX (P received) and
      * END + warpgroup, as the rows-split walker's warpgroups do, and at a unit's end DRAINED and

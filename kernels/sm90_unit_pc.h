@@ -6,8 +6,9 @@
  * so the softmax runs under their wgmmas: in v67-v78 both warpgroups scored their own rows and met at
  * a barrier after both softmaxes, and the tensor cores waited through them (0.45 of a 1.89 us tile in
  * the traces of v70 and v75). v79-v117 had one scorer (warpgroup 2); since v119 two (warpgroups 2 and
- * 3) each score half of every tile's tokens (sm90_unit_ps.h, which says why). This file holds the
- * walker's layout, Q's staging and the multipliers.
+ * 3) each score half of every tile's tokens, and since v123, in units of many tiles, alternate whole
+ * tiles (sm90_unit_ps.h, which says why). This file holds the walker's layout, Q's staging and the
+ * multipliers.
  * Since v81 a tile's P V waits for the scorers' next score wgmmas (SCORED), so that it runs beside
  * the softmax and not beside the score steps, which it slowed most (1.14 us a tile beside it, 0.82
  * after: -1.4 % on b128-q4; twentieth session).
@@ -40,17 +41,29 @@
 #define S9_PC_SCORED 11         /* + tile parity: a tile's score wgmmas are done (the multipliers' P V of the tile before waits) */
 #define S9_PC_VOTE 13           /* the scorers alone (256): whether any row's reference moves */
 #define S9_PC_XCHG 14           /* the scorers alone: their halves' maxima, or their row sums, are in */
+#define S9_PC_REF 1             /* + tile parity, alternate tiles: a tile's row references are in (its scorer arrives, the next tile's waits) */
+/* Units of at least this many tiles are scored on alternate tiles, each whole, one scorer a tile
+ * (ps_score_alt); shorter ones by both scorers on every tile, half its tokens each (ps_score_split).
+ * Measured (thirty-second session, v122c alone): alternate tiles -1.3 % on b128-q4's 128-tile units and
+ * -1.9 % on b32-q4-kv8192's 64-tile ones, the same on b4-q4's 8-tile units, +7.6 % on b32-q4-kv1024's
+ * 4-tile units, where a tile's P waits for one scorer's whole chain. */
+#define S9_PC_ALT_TILES 16
+/* Threads at FULL, EMPTY and SCORED: the multipliers and both scorers, or (alternate tiles) the tile's
+ * scorer alone. */
+#define S9_PC_HAND_ALT 384
+__device__ __forceinline__ int pc_hand(int ntiles) { return ntiles >= S9_PC_ALT_TILES ? S9_PC_HAND_ALT : S9_PC_THREADS; }
 
 template <int N> struct s9_smem_pc {
     uint8_t kv[S9_PC_STAGES][S9_TILE_BYTES];
     uint8_t p[2][N / 8 * S9_HSBO];      /* P^T (all N rows x 64 tokens, f16) by tile parity */
     uint8_t q[N / 8 * S9_KSBO];
     uint64_t bar[S9_PC_STAGES];         /* each stage's copy barrier */
-    float alpha[2][N];                  /* by tile parity: each row's rescale, where its scorer warp's rows moved */
-    uint32_t moved[2][4];               /* by tile parity and scorer warp: whether its 16 rows' alpha applies */
+    float alpha[4][N];                  /* by tile mod 4: each row's rescale, where its scorer warp's rows moved */
+    uint32_t moved[4][4];               /* by tile mod 4 and scorer warp: whether its 16 rows' alpha applies */
     float row_l[N];                     /* each row's sum, at the unit's end */
     float xm[2][N];                     /* by scorer: its half's row maxima, scaled, when a reference moves */
-    float row_l1[N];                    /* the second scorer's row sums at the unit's end */
+    float ref[2][N];                    /* alternate tiles, by tile parity: each row's reference after the tile */
+    float row_l1[N], row_m1[N];         /* the second scorer's row sums (alternate tiles: and their reference) at the unit's end */
 };
 
 __device__ __forceinline__ void pc_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
@@ -98,7 +111,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
     const int rows = u.row_end - u.row_begin, b = u.batch;
     const int64_t qrow0 = u.q_row0;
     const unit_span span = unit_span_of(a, u);
-    const int ntiles = span.ntiles;
+    const int ntiles = span.ntiles, hand = pc_hand(ntiles);
     const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]);
     seq += ntiles;
 
@@ -161,16 +174,16 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         uint32_t raw[2][2];        /* V^T's codes of the P V's first step, loaded while P is made */
         pv_load<2, 4>(raw, st, 0, warp, dim0);
         if (wt == 0) s9_stamp(seq0 + it, S9T_SCORED + wg);
-        pc_sync(S9_PC_FULL + par, S9_PC_THREADS);
+        pc_sync(S9_PC_FULL + par, hand);
         if (wt == 0) s9_stamp(seq0 + it, S9T_SOFTMAX + wg);
 #pragma unroll
         for (int w = 0; w < 4; w++)
-            if (sm.moved[par][w])
+            if (sm.moved[it & 3][w])
 #pragma unroll
                 for (int j = 2 * w; j < 2 * w + 2; j++)
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
-                        const float al = sm.alpha[par][8 * j + 2 * t + e % 2];
+                        const float al = sm.alpha[it & 3][8 * j + 2 * t + e % 2];
 #pragma unroll
                         for (int mb = 0; mb < 4; mb++) o[mb][4 * j + e] *= al;
                     }
@@ -179,7 +192,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
          * beside them). Two barriers by parity, so that a generation is never shared: a scorer's
          * next arrival on this one, for tile it + 3, follows its wait for this tile's EMPTY (at tile
          * it + 2), which this P V precedes. */
-        if (it + 1 < ntiles) pc_sync(S9_PC_SCORED + (par ^ 1), S9_PC_THREADS);
+        if (it + 1 < ntiles) pc_sync(S9_PC_SCORED + (par ^ 1), hand);
         pv_tile<N, 2, 4>(o, raw, st, w9_desc(w9_smem_addr(sm.p[par]), S9_HSBO), warp, dim0);
         w9_wait<0>();
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
@@ -196,7 +209,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
                 s9_stamp(seq0 + it + S, S9T_ISSUE);
             }
         }
-        if (it + 2 < ntiles) pc_arrive(S9_PC_EMPTY + par, S9_PC_THREADS);
+        if (it + 2 < ntiles) pc_arrive(S9_PC_EMPTY + par, hand);
         if (wt == 0) s9_stamp(seq0 + it, S9T_END + wg);
     }
     if (wt == 0) s9_stamp(seq0, S9T_DRAINED + wg), s9_stamp(seq0, S9T_SUMMED + wg);

@@ -16,6 +16,16 @@
  * (-1.0 %), a ring of three score steps at 88 / 168 registers was slower (v119b, -0.7 %), and two
  * warpgroups taking turns to score whole tiles (v118, the seesaw) +7 % (each then drains its P V
  * before it scores: results/NOTES.md, thirty-first session).
+ * Since v123, units of S9_PC_ALT_TILES tiles or more are scored otherwise (ps_score_alt): scorer s
+ * takes the tiles of parity s, each whole (in two halves of 32 tokens a step, a ring of two
+ * half-steps), and a tile's row references come from the other scorer's tile before it, so there is
+ * no vote and each scorer has two tiles' time for its chain. In a short unit a tile's P then waits
+ * for one scorer's whole chain (b32-q4-kv1024's 4-tile units +7.6 %), so those keep the split above
+ * (ps_score_split). Measured (v123 beside v119, eight placements, three rounds): b32-q4-kv8192 -1.9 %,
+ * b128-q4 -1.2 % graph (-1.9 / -1.7 % eager), the rest the same; the trace of the alternate walker
+ * alone (v122c) has the period 1.60 -> 1.47 us a tile, its scorer's chain 2.8 us for two tiles (score
+ * steps 1.58, softmax 0.93: the other scorer's wgmmas are in flight through it). Alternating with a
+ * ring of one whole step (v122, the registers allow no more) was +1.0 %: each step a full round trip.
  * Registers: 512 threads have 128 each at launch; the scorers give 48 of theirs to the multipliers
  * (80 / 176; an increase beyond that pool waits forever: v79f's budgets hung). */
 #ifndef MB_SM90_UNIT_PS_H
@@ -31,16 +41,20 @@
 #define S9_PS_MUL_REGS 176
 static_assert(2 * S9_PS_MUL_REGS + 2 * S9_PS_SCORER_REGS <= 4 * S9_PS_LAUNCH_REGS, "the launch's register pool");
 
-/* Scorer sh's part of a unit: each tile's scores of its 32 tokens, their softmax and P, then its rows'
- * sums (scorer 0 adds both and writes the log-sum-exps). */
+/* Scorer sh's part of a unit of few tiles: each tile's scores of its 32 tokens, their softmax and P,
+ * then its rows' sums (scorer 0 adds both and writes the log-sum-exps). */
 template <int N>
-__device__ __forceinline__ void ps_score_unit(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const mb_work_t u,
+__device__ __forceinline__ void ps_score_split(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const mb_work_t u,
                                               const unit_scales sc, uint32_t &seq)
 {
     static_assert(N == 64, "the scores' M is 64 rows");
     constexpr int S = S9_PC_STAGES;
-    const int sh = s9_warpgroup() - 2, wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     const int rows = u.row_end - u.row_begin;
+    /* The thread's index as ptxas cannot prove it the same from one unit to the next (as
+     * pc_multiply_unit's): its lane and row values are then computed at each unit, not hoisted above
+     * the unit loop, where they stayed live across both scorer paths and spilled. */
+    const int tid = min((int)threadIdx.x, rows + S9_PC_THREADS);
+    const int sh = s9_warpgroup() - 2, wt = tid % 128, warp = wt / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
     const unit_span span = unit_span_of(a, u);
     const int kv_end = span.kv_end, ntiles = span.ntiles;
     const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]), q_addr = w9_smem_addr(sm.q);
@@ -124,8 +138,8 @@ __device__ __forceinline__ void ps_score_unit(s9_smem_pc<N> &sm, const mb_decode
                            "r"(f16x2_of(s[4 * j + 4], s[4 * j + 5])), "r"(f16x2_of(s[4 * j + 6], s[4 * j + 7])) : "memory");
         }
         if (sh == 0) {             /* both scorers hold the same rescale */
-            if (wmoved && t == 0) sm.alpha[par][16 * warp + g] = alpha[0], sm.alpha[par][16 * warp + g + 8] = alpha[1];
-            if (lane == 0) sm.moved[par][warp] = wmoved;
+            if (wmoved && t == 0) sm.alpha[it & 3][16 * warp + g] = alpha[0], sm.alpha[it & 3][16 * warp + g + 8] = alpha[1];
+            if (lane == 0) sm.moved[it & 3][warp] = wmoved;
         }
         w9_fence_proxy();          /* P^T's generic writes before the multipliers' wgmmas read them */
         pc_arrive(S9_PC_FULL + par, S9_PC_THREADS);
@@ -151,6 +165,192 @@ __device__ __forceinline__ void ps_score_unit(s9_smem_pc<N> &sm, const mb_decode
     pc_arrive(S9_PC_ROWL, S9_PC_THREADS);
 }
 
+/* %tid.x read where it is used: volatile, so that ptxas neither hoists it nor keeps what derives
+ * from it live through the tile loop. At the scorers' 80 registers, ps_score_alt's row offsets, held
+ * from the unit's start, spilled in its loop. */
+__device__ __forceinline__ int ps_tid()
+{
+    int v;
+    asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(v));
+    return v;
+}
+/* The thread's first row (16 warp + g) and whether it is its quad's first lane, from ps_tid. */
+__device__ __forceinline__ int ps_row0(int tv) { return tv % 128 / 32 * 16 + tv % 32 / 4; }
+
+/* A tile's scores for all 64 rows in two halves of 32 tokens a step (m64n32k32, the rows as M), each
+ * half-step its own accumulator in a ring of two: one wgmma in flight while the other is summed, in
+ * the registers a ring of one whole step would take (s[16 hh + i] is half hh's acc[i]). */
+__device__ __forceinline__ void score_halves(float (&s)[32], uint32_t st, uint32_t q_addr)
+{
+    constexpr int HS = 2 * (MB_DK / 32);
+#pragma unroll
+    for (int i = 0; i < 32; i++) s[i] = 0.0f;
+    float acc[2][16];
+    const uint64_t qd = w9_desc(q_addr, S9_KSBO);
+    const uint64_t kd[2] = { w9_desc_sw64(st, S9_SLICE), w9_desc_sw64(st + w9_sw64_off(32, 0, S9_TILE), S9_SLICE) };
+#pragma unroll
+    for (int k = 0; k < HS + 1; k++) {
+        if (k < HS) {
+            w9_fence();
+            const uint64_t ks = w9_desc_add(kd[k % 2], w9_sw64_off(0, 32 * (k / 2), S9_TILE)), qs = w9_desc_add(qd, w9_off(0, 32 * (k / 2), S9_KSBO));
+            w9_fp8<32>::mma(acc[k % 2], qs, ks, 0);
+            w9_commit();
+        }
+        if (k >= 1) {
+            const int done = k - 1;
+            w9_wait_dyn<1>(k < HS ? 1 : 0);
+            w9_fence_regs<16>(acc[done % 2]);
+#pragma unroll
+            for (int i = 0; i < 16; i++) s[16 * (done % 2) + i] += acc[done % 2][i];
+        }
+    }
+}
+
+/* Scorer sh's part of a unit of many tiles (S9_PC_ALT_TILES): the tiles of parity sh, each whole
+ * (score_halves), their softmax and P. A tile's reference comes from the other scorer's tile before it
+ * (sm.ref, REF); each scorer's row sums are against the reference of its own last tile, and scorer 0
+ * meets both at the unit's end and writes the log-sum-exps. */
+template <int N>
+__device__ __forceinline__ void ps_score_alt(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const mb_work_t u,
+                                              const unit_scales sc, uint32_t &seq)
+{
+    static_assert(N == 64, "the scores' M is 64 rows");
+    constexpr int S = S9_PC_STAGES;
+    const int rows = u.row_end - u.row_begin;
+    /* The thread's index as ptxas cannot prove it the same from one unit to the next (as
+     * pc_multiply_unit's): its lane and row values are then computed at each unit, not hoisted above
+     * the unit loop, where they stayed live across both scorer paths and spilled. */
+    const int tid = min((int)threadIdx.x, rows + S9_PC_THREADS);
+    const int sh = s9_warpgroup() - 2, wt = tid % 128, warp = wt / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+    const unit_span span = unit_span_of(a, u);
+    const int kv_end = span.kv_end, ntiles = span.ntiles;
+    const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]), q_addr = w9_smem_addr(sm.q);
+    seq += ntiles;
+
+    int end[2];                    /* the token end of the thread's rows 16 warp + g + 8h */
+    float l[2];                    /* against the reference of this scorer's last tile, sm.ref[sh] */
+#pragma unroll
+    for (int h = 0; h < 2; h++) end[h] = row_token_end(a, u, 16 * warp + g + 8 * h, rows, kv_end), l[h] = 0.0f;
+    pc_sync(S9_PC_QREADY, S9_PC_THREADS);
+
+    const int par = sh;            /* every tile of this scorer */
+    for (int it = sh; it < ntiles; it += 2) {
+        const int t0 = u.kv_begin + it * S9_TILE;
+        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
+        w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_READY);
+        float s[32];               /* s[4j + 2h + e]: row 16 warp + g + 8h, token 8j + 2t + e */
+        score_halves(s, st, q_addr);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
+        if (it >= 1) pc_arrive(S9_PC_SCORED + par, S9_PC_HAND_ALT);
+        float ref[2] = { -INFINITY, -INFINITY }, ms[2], alpha[2];   /* ms: move_ref's, recomputed below */
+        if (it >= 1) {
+            pc_sync(S9_PC_REF + (par ^ 1), 256);
+#pragma unroll
+            for (int h = 0; h < 2; h++) ref[h] = sm.ref[par ^ 1][16 * warp + g + 8 * h];
+        }
+        bool moved = false;
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            float mx = -INFINITY;
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int i = 4 * j + 2 * h + e;
+                    s[i] = t0 + 8 * j + 2 * t + e < end[h] ? s[i] : -INFINITY;
+                    mx = fmaxf(mx, s[i]);
+                }
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            /* The scores' multiplier goes onto the maximum (v83): it is positive, so the largest raw
+             * score, scaled, is the largest score; the scores take it in the exponent's FFMA. */
+            moved |= move_ref(ref[h], mx * sc.mult, ms[h], alpha[h]);
+        }
+        /* The next tile's scorer waits for these references, not for P. This scorer reads its own
+         * back at its next tile (its row sums' reference: from shared memory, not registers) and at
+         * the unit's end. The other scorer has read the slot's previous ones (its tile before this
+         * one's) before it released this tile's reference wait. */
+        float mown[2];
+        {
+            const int tv = ps_tid();
+#pragma unroll
+            for (int h = 0; h < 2; h++) mown[h] = it >= 2 ? sm.ref[par][ps_row0(tv) + 8 * h] : -INFINITY;
+            __syncwarp();          /* the quad's reads of the slot before its first lane writes it */
+            if (tv % 4 == 0) sm.ref[par][ps_row0(tv)] = ref[0], sm.ref[par][ps_row0(tv) + 8] = ref[1];
+        }
+        if (it + 1 < ntiles) pc_arrive(S9_PC_REF + par, 256);
+        /* The rescale goes out now, four tiles deep, so that it holds no registers through the
+         * exponentials: the multipliers read slot it & 3 for tile it, and this scorer writes it again
+         * for tile it + 4 only after EMPTY of tile it + 2, which follows their reading it. */
+        const bool wmoved = __any_sync(0xffffffffu, moved);
+        if (wmoved) {
+            const int tv = ps_tid();
+            if (tv % 4 == 0) sm.alpha[it & 3][ps_row0(tv)] = alpha[0], sm.alpha[it & 3][ps_row0(tv) + 8] = alpha[1];
+        }
+        if (lane == 0) sm.moved[it & 3][warp] = wmoved;
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            /* References only rise; mown == ref also covers a row with no token yet (-inf, -inf). */
+            l[h] = mown[h] == ref[h] ? l[h] : l[h] * exp2_ftz(mown[h] - ref[h]);
+        }
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const float msh = ref[h] == -INFINITY ? 0.0f : ref[h];   /* move_ref's ms */
+            float sum = 0.0f;
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int i = 4 * j + 2 * h + e;
+                    s[i] = exp2_ftz(fmaf(s[i], sc.mult, -msh));
+                    sum += s[i];
+                }
+            l[h] += sum;
+        }
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SOFTMAX);
+        if (it >= 2) pc_sync(S9_PC_EMPTY + par, S9_PC_HAND_ALT);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_EMPTY);
+        const uint32_t p_addr = w9_smem_addr(sm.p[par]);
+        const int mi = lane / 8, r = lane % 8;
+#pragma unroll
+        for (int j = 0; j < 8; j += 2) {
+            const uint32_t ad = p_addr + w9_off(16 * warp + 8 * (mi % 2) + r, 2 * 8 * (j + mi / 2), S9_HSBO);
+            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                         ::"r"(ad), "r"(f16x2_of(s[4 * j], s[4 * j + 1])), "r"(f16x2_of(s[4 * j + 2], s[4 * j + 3])),
+                           "r"(f16x2_of(s[4 * j + 4], s[4 * j + 5])), "r"(f16x2_of(s[4 * j + 6], s[4 * j + 7])) : "memory");
+        }
+        w9_fence_proxy();          /* P^T's generic writes before the multipliers' wgmmas read them */
+        pc_arrive(S9_PC_FULL + par, S9_PC_HAND_ALT);
+        if (wt == 0) s9_stamp(seq0 + it, S9T_PC_FULL);
+    }
+
+    float m[2];                    /* the reference of this scorer's last tile (none: -inf, and l is 0) */
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
+        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
+        const int tv = ps_tid();
+        m[h] = ntiles > sh ? sm.ref[par][ps_row0(tv) + 8 * h] : -INFINITY;
+        if (sh == 1 && tv % 4 == 0) sm.row_l1[ps_row0(tv) + 8 * h] = l[h], sm.row_m1[ps_row0(tv) + 8 * h] = m[h];
+    }
+    pc_sync(S9_PC_XCHG, 256);
+    const int tv = ps_tid();
+    if (sh == 0 && tv % 4 == 0)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            /* The unit's reference is the larger (its last tile's); a sum is nonzero only against a
+             * finite reference, which the larger then is too. */
+            const int rw = ps_row0(tv) + 8 * h;
+            const float l1 = sm.row_l1[rw], m1 = sm.row_m1[rw], mu = fmaxf(m[h], m1);
+            const float lr = (l[h] > 0.0f ? l[h] * exp2_ftz(m[h] - mu) : 0.0f) + (l1 > 0.0f ? l1 * exp2_ftz(m1 - mu) : 0.0f);
+            sm.row_l[rw] = lr;
+            if (u.partial >= 0 && rw < rows)
+                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + rw] = lr > 0.0f ? mu + log2_ftz(lr) : -INFINITY;
+        }
+    pc_arrive(S9_PC_ROWL, S9_PC_THREADS);
+}
+
 template <int N, class KV>
 __device__ __forceinline__ void ps_run(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const KV map, const unit_scales sc, int w0, int w1,
                                       mb_work_t u)
@@ -160,7 +360,8 @@ __device__ __forceinline__ void ps_run(s9_smem_pc<N> &sm, const mb_decode_args_t
         W9_ASM("setmaxnreg.dec.sync.aligned.u32 " S9_STR(S9_PS_SCORER_REGS) ";\n");
         for (int w = w0; w < w1; w++) {
             if (w > w0) u = a.work[w];
-            ps_score_unit<N>(sm, a, u, sc, seq);
+            if (unit_span_of(a, u).ntiles >= S9_PC_ALT_TILES) ps_score_alt<N>(sm, a, u, sc, seq);
+            else ps_score_split<N>(sm, a, u, sc, seq);
         }
     } else {
         W9_ASM("setmaxnreg.inc.sync.aligned.u32 " S9_STR(S9_PS_MUL_REGS) ";\n");
