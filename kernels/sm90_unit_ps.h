@@ -41,6 +41,73 @@
 #define S9_PS_MUL_REGS 176
 static_assert(2 * S9_PS_MUL_REGS + 2 * S9_PS_SCORER_REGS <= 4 * S9_PS_LAUNCH_REGS, "the launch's register pool");
 
+/* What both scorer paths take at a unit's start: the thread's place (from its index as ptxas cannot
+ * prove it the same from one unit to the next, as pc_multiply_unit's: computed at each unit, not
+ * hoisted above the unit loop, where it stayed live across both paths and spilled), the unit's span
+ * and where its stages and Q are. */
+struct ps_unit {
+    int sh, wt, warp, lane, g, t, rows, kv_end, ntiles;
+    uint32_t seq0, kv0, q_addr;
+};
+template <int N>
+__device__ __forceinline__ ps_unit ps_unit_begin(s9_smem_pc<N> &sm, const mb_decode_args_t &a, const mb_work_t &u, uint32_t &seq)
+{
+    const int rows = u.row_end - u.row_begin, tid = min((int)threadIdx.x, rows + S9_PC_THREADS);
+    const int sh = s9_warpgroup() - 2, wt = tid % 128, warp = wt / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+    const unit_span span = unit_span_of(a, u);
+    const ps_unit p = { sh, wt, warp, lane, g, t, rows, span.kv_end, span.ntiles, seq, w9_smem_addr(sm.kv[0]), w9_smem_addr(sm.q) };
+    seq += span.ntiles;
+    return p;
+}
+
+/* Row h's scores (s[4j + 2h + e], token t0 + 8j + 2t + e, j < J) past its token end to -inf, and their
+ * maximum over the quad that holds the row. */
+template <int J>
+__device__ __forceinline__ float ps_masked_max(float (&s)[4 * J], int h, int t0, int t, int end)
+{
+    float mx = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < J; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const int i = 4 * j + 2 * h + e;
+            s[i] = t0 + 8 * j + 2 * t + e < end ? s[i] : -INFINITY;
+            mx = fmaxf(mx, s[i]);
+        }
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    return fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+}
+
+/* Row h's scores to P = 2^(s mult - ms), and their sum. */
+template <int J>
+__device__ __forceinline__ float ps_exp_sum(float (&s)[4 * J], int h, float mult, float ms)
+{
+    float sum = 0.0f;
+#pragma unroll
+    for (int j = 0; j < J; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const int i = 4 * j + 2 * h + e;
+            s[i] = exp2_ftz(fmaf(s[i], mult, -ms));
+            sum += s[i];
+        }
+    return sum;
+}
+
+/* The scorer's P (f16) into P^T's layout at p_addr: its J * 8 tokens from tok0 on, all its rows. */
+template <int J>
+__device__ __forceinline__ void ps_store_p(uint32_t p_addr, const float (&s)[4 * J], int warp, int lane, int tok0)
+{
+    const int mi = lane / 8, r = lane % 8;
+#pragma unroll
+    for (int j = 0; j < J; j += 2) {
+        const uint32_t ad = p_addr + w9_off(16 * warp + 8 * (mi % 2) + r, 2 * (tok0 + 8 * (j + mi / 2)), S9_HSBO);
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                     ::"r"(ad), "r"(f16x2_of(s[4 * j], s[4 * j + 1])), "r"(f16x2_of(s[4 * j + 2], s[4 * j + 3])),
+                       "r"(f16x2_of(s[4 * j + 4], s[4 * j + 5])), "r"(f16x2_of(s[4 * j + 6], s[4 * j + 7])) : "memory");
+    }
+}
+
 /* Scorer sh's part of a unit of few tiles: each tile's scores of its 32 tokens, their softmax and P,
  * then its rows' sums (scorer 0 adds both and writes the log-sum-exps). */
 template <int N>
@@ -49,17 +116,8 @@ __device__ __forceinline__ void ps_score_split(s9_smem_pc<N> &sm, const mb_decod
 {
     static_assert(N == 64, "the scores' M is 64 rows");
     constexpr int S = S9_PC_STAGES;
-    const int rows = u.row_end - u.row_begin;
-    /* The thread's index as ptxas cannot prove it the same from one unit to the next (as
-     * pc_multiply_unit's): its lane and row values are then computed at each unit, not hoisted above
-     * the unit loop, where they stayed live across both scorer paths and spilled. */
-    const int tid = min((int)threadIdx.x, rows + S9_PC_THREADS);
-    const int sh = s9_warpgroup() - 2, wt = tid % 128, warp = wt / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
-    const unit_span span = unit_span_of(a, u);
-    const int kv_end = span.kv_end, ntiles = span.ntiles;
-    const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]), q_addr = w9_smem_addr(sm.q);
+    const auto [sh, wt, warp, lane, g, t, rows, kv_end, ntiles, seq0, kv0, q_addr] = ps_unit_begin(sm, a, u, seq);
     const uint32_t half = w9_sw64_off(32 * sh, 0, S9_TILE);
-    seq += ntiles;
 
     int end[2];                    /* the token end of the thread's rows 16 warp + g + 8h */
     float m[2], l[2];
@@ -80,17 +138,7 @@ __device__ __forceinline__ void ps_score_split(s9_smem_pc<N> &sm, const mb_decod
         bool need = false;
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            float mx = -INFINITY;
-#pragma unroll
-            for (int j = 0; j < 4; j++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int i = 4 * j + 2 * h + e;
-                    s[i] = t0 + 8 * j + 2 * t + e < end[h] ? s[i] : -INFINITY;
-                    mx = fmaxf(mx, s[i]);
-                }
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            const float mx = ps_masked_max<4>(s, h, t0, t, end[h]);
             /* The scores' multiplier goes onto the maximum, not onto every score before it (v83):
              * it is positive (both scales are guarded, unit_scales_of), so the largest raw score,
              * scaled, is the largest score, rounding being monotone; -inf stays -inf. The scores
@@ -113,30 +161,13 @@ __device__ __forceinline__ void ps_score_split(s9_smem_pc<N> &sm, const mb_decod
         for (int h = 0; h < 2; h++) {
             float ms;
             moved |= move_ref(m[h], hm[h], ms, alpha[h]);
-            float sum = 0.0f;
-#pragma unroll
-            for (int j = 0; j < 4; j++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int i = 4 * j + 2 * h + e;
-                    s[i] = exp2_ftz(fmaf(s[i], sc.mult, -ms));
-                    sum += s[i];
-                }
-            l[h] = l[h] * alpha[h] + sum;
+            l[h] = l[h] * alpha[h] + ps_exp_sum<4>(s, h, sc.mult, ms);
         }
         const bool wmoved = __any_sync(0xffffffffu, moved);
         if (wt == 0 && sh == 0) s9_stamp(seq0 + it, S9T_PC_SOFTMAX);
         if (it >= 2) pc_sync(S9_PC_EMPTY + par, S9_PC_THREADS);
         if (wt == 0 && sh == 0) s9_stamp(seq0 + it, S9T_PC_EMPTY);
-        const uint32_t p_addr = w9_smem_addr(sm.p[par]);
-        const int mi = lane / 8, r = lane % 8;
-#pragma unroll
-        for (int j = 0; j < 4; j += 2) {
-            const uint32_t ad = p_addr + w9_off(16 * warp + 8 * (mi % 2) + r, 2 * (32 * sh + 8 * (j + mi / 2)), S9_HSBO);
-            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
-                         ::"r"(ad), "r"(f16x2_of(s[4 * j], s[4 * j + 1])), "r"(f16x2_of(s[4 * j + 2], s[4 * j + 3])),
-                           "r"(f16x2_of(s[4 * j + 4], s[4 * j + 5])), "r"(f16x2_of(s[4 * j + 6], s[4 * j + 7])) : "memory");
-        }
+        ps_store_p<4>(w9_smem_addr(sm.p[par]), s, warp, lane, 32 * sh);
         if (sh == 0) {             /* both scorers hold the same rescale */
             if (wmoved && t == 0) sm.alpha[it & 3][16 * warp + g] = alpha[0], sm.alpha[it & 3][16 * warp + g + 8] = alpha[1];
             if (lane == 0) sm.moved[it & 3][warp] = wmoved;
@@ -174,7 +205,7 @@ __device__ __forceinline__ int ps_tid()
     asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(v));
     return v;
 }
-/* The thread's first row (16 warp + g) and whether it is its quad's first lane, from ps_tid. */
+/* The thread's first row (16 warp + g), from ps_tid. */
 __device__ __forceinline__ int ps_row0(int tv) { return tv % 128 / 32 * 16 + tv % 32 / 4; }
 
 /* A tile's scores for all 64 rows in two halves of 32 tokens a step (m64n32k32, the rows as M), each
@@ -216,16 +247,7 @@ __device__ __forceinline__ void ps_score_alt(s9_smem_pc<N> &sm, const mb_decode_
 {
     static_assert(N == 64, "the scores' M is 64 rows");
     constexpr int S = S9_PC_STAGES;
-    const int rows = u.row_end - u.row_begin;
-    /* The thread's index as ptxas cannot prove it the same from one unit to the next (as
-     * pc_multiply_unit's): its lane and row values are then computed at each unit, not hoisted above
-     * the unit loop, where they stayed live across both scorer paths and spilled. */
-    const int tid = min((int)threadIdx.x, rows + S9_PC_THREADS);
-    const int sh = s9_warpgroup() - 2, wt = tid % 128, warp = wt / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
-    const unit_span span = unit_span_of(a, u);
-    const int kv_end = span.kv_end, ntiles = span.ntiles;
-    const uint32_t seq0 = seq, kv0 = w9_smem_addr(sm.kv[0]), q_addr = w9_smem_addr(sm.q);
-    seq += ntiles;
+    const auto [sh, wt, warp, lane, g, t, rows, kv_end, ntiles, seq0, kv0, q_addr] = ps_unit_begin(sm, a, u, seq);
 
     int end[2];                    /* the token end of the thread's rows 16 warp + g + 8h */
     float l[2];                    /* against the reference of this scorer's last tile, sm.ref[sh] */
@@ -252,19 +274,8 @@ __device__ __forceinline__ void ps_score_alt(s9_smem_pc<N> &sm, const mb_decode_
         bool moved = false;
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            float mx = -INFINITY;
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int i = 4 * j + 2 * h + e;
-                    s[i] = t0 + 8 * j + 2 * t + e < end[h] ? s[i] : -INFINITY;
-                    mx = fmaxf(mx, s[i]);
-                }
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            /* The scores' multiplier goes onto the maximum (v83): it is positive, so the largest raw
-             * score, scaled, is the largest score; the scores take it in the exponent's FFMA. */
+            const float mx = ps_masked_max<8>(s, h, t0, t, end[h]);
+            /* The scores' multiplier goes onto the maximum (v83), as in ps_score_split. */
             moved |= move_ref(ref[h], mx * sc.mult, ms[h], alpha[h]);
         }
         /* The next tile's scorer waits for these references, not for P. This scorer reads its own
@@ -297,29 +308,12 @@ __device__ __forceinline__ void ps_score_alt(s9_smem_pc<N> &sm, const mb_decode_
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const float msh = ref[h] == -INFINITY ? 0.0f : ref[h];   /* move_ref's ms */
-            float sum = 0.0f;
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int i = 4 * j + 2 * h + e;
-                    s[i] = exp2_ftz(fmaf(s[i], sc.mult, -msh));
-                    sum += s[i];
-                }
-            l[h] += sum;
+            l[h] += ps_exp_sum<8>(s, h, sc.mult, msh);
         }
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SOFTMAX);
         if (it >= 2) pc_sync(S9_PC_EMPTY + par, S9_PC_HAND_ALT);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_EMPTY);
-        const uint32_t p_addr = w9_smem_addr(sm.p[par]);
-        const int mi = lane / 8, r = lane % 8;
-#pragma unroll
-        for (int j = 0; j < 8; j += 2) {
-            const uint32_t ad = p_addr + w9_off(16 * warp + 8 * (mi % 2) + r, 2 * 8 * (j + mi / 2), S9_HSBO);
-            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
-                         ::"r"(ad), "r"(f16x2_of(s[4 * j], s[4 * j + 1])), "r"(f16x2_of(s[4 * j + 2], s[4 * j + 3])),
-                           "r"(f16x2_of(s[4 * j + 4], s[4 * j + 5])), "r"(f16x2_of(s[4 * j + 6], s[4 * j + 7])) : "memory");
-        }
+        ps_store_p<8>(w9_smem_addr(sm.p[par]), s, warp, lane, 0);
         w9_fence_proxy();          /* P^T's generic writes before the multipliers' wgmmas read them */
         pc_arrive(S9_PC_FULL + par, S9_PC_HAND_ALT);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_FULL);
