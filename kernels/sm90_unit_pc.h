@@ -44,9 +44,10 @@
 #define S9_PC_REF 1             /* + tile parity, alternate tiles: a tile's row references are in (its scorer arrives, the next tile's waits) */
 /* Units of at least this many tiles are scored on alternate tiles, each whole, one scorer a tile
  * (ps_score_alt); shorter ones by both scorers on every tile, half its tokens each (ps_score_split).
- * Measured (thirty-second session, v122c alone): alternate tiles -1.3 % on b128-q4's 128-tile units and
- * -1.9 % on b32-q4-kv8192's 64-tile ones, the same on b4-q4's 8-tile units, +7.6 % on b32-q4-kv1024's
- * 4-tile units, where a tile's P waits for one scorer's whole chain. */
+ * Measured (thirty-second session): alternate tiles -1.2 to -1.3 % on b128-q4's 128-tile units and
+ * -1.9 % on b32-q4-kv8192's 64-tile ones (v122c, v123), +0.2 and +3.7 % on b4-q4's 8-tile units (v122c,
+ * v123c), +7.6 % on b32-q4-kv1024's 4-tile units (v122c): in a short unit a tile's P waits for one
+ * scorer's whole chain. */
 #define S9_PC_ALT_TILES 16
 /* Threads at FULL, EMPTY and SCORED: the multipliers and both scorers, or (alternate tiles) the tile's
  * scorer alone. */
