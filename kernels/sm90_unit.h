@@ -297,7 +297,8 @@ __device__ __forceinline__ void cast_q(const uint8_t *staging, uint8_t *q)
  * 1.9e-3), through a ring of R accumulators, each its own commit group: R - 1 in flight while one is
  * summed. The last wait (none younger) also covers every earlier wgmma of the warpgroup.
  * With ROWS_M the product is S itself, the rows as M and the tokens as N (the 64-row walker's
- * scorers, sm90_unit_ps.h, NH = 32 tokens each: a row stays in a quad of lanes): s[4j + e] is then row
+ * scorers on short units, ps_score_split, NH = 32 tokens each: a row stays in a quad of lanes; on long
+ * ones score_halves does the same with two halves in a ring): s[4j + e] is then row
  * 16 warp + g + 8 (e / 2), token 8j + 2t + e % 2. */
 template <int NH, int R, bool ROWS_M = false>
 __device__ __forceinline__ void score_tile(float (&s)[NH / 2], uint32_t st, uint32_t q_addr)

@@ -41,7 +41,9 @@
 #define S9_PC_SCORED 11         /* + tile parity: a tile's score wgmmas are done (the multipliers' P V of the tile before waits) */
 #define S9_PC_VOTE 13           /* the scorers alone (256): whether any row's reference moves */
 #define S9_PC_XCHG 14           /* the scorers alone: their halves' maxima, or their row sums, are in */
-#define S9_PC_REF 1             /* + tile parity, alternate tiles: a tile's row references are in (its scorer arrives, the next tile's waits) */
+/* + tile parity, alternate tiles: a tile's row references are in (its scorer arrives, the next tile's
+ * waits). Ids 1-2 are the other walkers' wg_sync ones, which never run in this kernel. */
+#define S9_PC_REF 1
 /* Units of at least this many tiles are scored on alternate tiles, each whole, one scorer a tile
  * (ps_score_alt); shorter ones by both scorers on every tile, half its tokens each (ps_score_split).
  * Measured (thirty-second session): alternate tiles -1.2 to -1.3 % on b128-q4's 128-tile units and

@@ -30,7 +30,8 @@ against each other and against the copies:
            unit's end, the combine)
 
 The 64-row walker of TMA tiles (sm90_unit_pc.h, sm90_unit_ps.h; one scorer before v119, two since, the
-first of which stamps): the lines above are its two multipliers' (scores: their wait for the tile's P; softmax: the
+first of which stamps; in units scored on alternate tiles, v123, each tile's own scorer, where "s wait"
+means nothing): the lines above are its two multipliers' (scores: their wait for the tile's P; softmax: the
 same less the first V^T load; P V: their P V to its end; sums 0 and barrier the wait for the
 scorer's row sums at a unit's end), and its scorer's follow (files with 26 fields):
   s period the scorer's time from one tile's P handed over to the next one's
