@@ -135,11 +135,18 @@ __device__ __forceinline__ void ps_score_split(s9_smem_pc<N> &sm, const mb_decod
         score_tile<32, S9_PS_RING, true>(s, st + half, q_addr);
         if (wt == 0 && sh == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
         if (it >= 1) pc_arrive(S9_PC_SCORED + par, S9_PC_THREADS);
-        float hm[2];
+        float hm[2], mxs[2];
         bool need = false;
+        if (__all_sync(0xffffffffu, t0 + 32 <= min(end[0], end[1]))) {
+#pragma unroll
+            for (int h = 0; h < 2; h++) mxs[h] = ps_masked_max<4, false>(s, h, t0, t, end[h]);
+        } else {
+#pragma unroll
+            for (int h = 0; h < 2; h++) mxs[h] = ps_masked_max<4>(s, h, t0, t, end[h]);
+        }
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const float mx = ps_masked_max<4>(s, h, t0, t, end[h]);
+            const float mx = mxs[h];
             /* The scores' multiplier goes onto the maximum, not onto every score before it (v83):
              * it is positive (both scales are guarded, unit_scales_of), so the largest raw score,
              * scaled, is the largest score, rounding being monotone; -inf stays -inf. The scores
