@@ -26,7 +26,8 @@
  * alone (v122c) has the period 1.60 -> 1.47 us a tile, its scorer's chain 2.8 us for two tiles (score
  * steps 1.58, softmax 0.93: the other scorer's wgmmas are in flight through it). Alternating with a
  * ring of one whole step (v122, the registers allow no more) was +1.0 %: each step a full round trip.
- * Registers: 512 threads have 128 each at launch; the scorers give 48 of theirs to the multipliers
+ * Both scorers leave the mask out where their tokens end before every row of the warp (ps_row_maxima,
+ * v123d/e). Registers: 512 threads have 128 each at launch; the scorers give 48 of theirs to the multipliers
  * (80 / 176; an increase beyond that pool waits forever: v79f's budgets hung). */
 #ifndef MB_SM90_UNIT_PS_H
 #define MB_SM90_UNIT_PS_H
@@ -77,6 +78,24 @@ __device__ __forceinline__ float ps_masked_max(float (&s)[4 * J], int h, int t0,
         }
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
     return fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+}
+
+/* Both rows' masked maxima (ps_masked_max) of the scorer's J * 8 tokens from t0 on. Where they end
+ * before every row of the warp does (all a unit's tiles but its last one or two) the mask is left out:
+ * 2 J fewer compares and selects a row in the softmax, the alternate scorer's chain's largest piece
+ * (v123d: b32-q4-kv8192 -1.9 %, b128-q4 -1.6 %; the split scorer's too, v123e, -0.3 to -0.7 % on its
+ * shapes, within their spread). The warp decides, as the quads' shuffles take all its lanes. (v79j's
+ * skip in the one-scorer walker was +4 %, its branch around the whole softmax.) */
+template <int J>
+__device__ __forceinline__ void ps_row_maxima(float (&mx)[2], float (&s)[4 * J], int t0, int t, const int (&end)[2])
+{
+    if (__all_sync(0xffffffffu, t0 + 8 * J <= min(end[0], end[1]))) {
+#pragma unroll
+        for (int h = 0; h < 2; h++) mx[h] = ps_masked_max<J, false>(s, h, t0, t, end[h]);
+    } else {
+#pragma unroll
+        for (int h = 0; h < 2; h++) mx[h] = ps_masked_max<J>(s, h, t0, t, end[h]);
+    }
 }
 
 /* Row h's scores to P = 2^(s mult - ms), and their sum. */
@@ -137,13 +156,7 @@ __device__ __forceinline__ void ps_score_split(s9_smem_pc<N> &sm, const mb_decod
         if (it >= 1) pc_arrive(S9_PC_SCORED + par, S9_PC_THREADS);
         float hm[2], mxs[2];
         bool need = false;
-        if (__all_sync(0xffffffffu, t0 + 32 <= min(end[0], end[1]))) {
-#pragma unroll
-            for (int h = 0; h < 2; h++) mxs[h] = ps_masked_max<4, false>(s, h, t0, t, end[h]);
-        } else {
-#pragma unroll
-            for (int h = 0; h < 2; h++) mxs[h] = ps_masked_max<4>(s, h, t0, t, end[h]);
-        }
+        ps_row_maxima<4>(mxs, s, t0, t, end);
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const float mx = mxs[h];
@@ -279,17 +292,8 @@ __device__ __forceinline__ void ps_score_alt(s9_smem_pc<N> &sm, const mb_decode_
 #pragma unroll
             for (int h = 0; h < 2; h++) ref[h] = sm.ref[par ^ 1][16 * warp + g + 8 * h];
         }
-        /* A tile that ends before every row of the warp does (all a unit's tiles but its last one or
-         * two) needs no mask: ~64 fewer instructions in this scorer's softmax, its chain's largest
-         * piece. Decided by the warp, as its lanes share the rows' quads. */
         float mx[2];
-        if (__all_sync(0xffffffffu, t0 + S9_TILE <= min(end[0], end[1]))) {
-#pragma unroll
-            for (int h = 0; h < 2; h++) mx[h] = ps_masked_max<8, false>(s, h, t0, t, end[h]);
-        } else {
-#pragma unroll
-            for (int h = 0; h < 2; h++) mx[h] = ps_masked_max<8>(s, h, t0, t, end[h]);
-        }
+        ps_row_maxima<8>(mx, s, t0, t, end);
         bool moved = false;
 #pragma unroll
         for (int h = 0; h < 2; h++) {
