@@ -91,23 +91,24 @@ static void run_without_gpu(void)
  * 2.07 and 2.94 % apart (with b32-q1-kv1024 eager, +1.47 % at p 0.016): the threshold must sit above
  * the A/A spread; v114c's pair had two cases ~2 % slower at p < 1e-4, which 1 % called regressed. The
  * pair recorded for v119 (902af1d) had one significant slowdown, b32-q4-kv8192 eager +0.43 %, and three
- * cases faster (b32-q4-kv1024 eager -3.50 %); the pair recorded for v123 (9b8ab89) has every case the
- * same (-1.81 ... +0.53 %). */
+ * cases faster (b32-q4-kv1024 eager -3.50 %); the pair recorded for v123 (9b8ab89) had every case the
+ * same (-1.81 ... +0.53 %); the pair recorded for v123e (e3f5680) has one significant slowdown,
+ * b32-q4-kv8192 eager +0.68 %, and the rest the same. */
 static void gate_on_recorded_pairs(void)
 {
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 && strstr(out, " 0 regressed,") &&
-               strstr(out, " 0 slower,") && strstr(out, " 0 faster,") && strstr(out, " 16 same,") &&
-               strstr(out, "b128-q4-kv8192-h16/mode=eager  eager  232.32  232.14     -0.08      0.19      0.43  0.311  same"),
+               strstr(out, " 1 slower,") && strstr(out, " 0 faster,") && strstr(out, " 15 same,") &&
+               strstr(out, "b32-q4-kv8192-h32/mode=eager   eager  118.02  118.82     +0.68      0.29      1.48  0.009  slower"),
            "%s", out);
-    /* At 1 % nothing is slower by more than the threshold, and b4-q1 eager (-1.81 %, its placements
-     * 7.4 % apart) and b32-q4-kv1024 eager (-1.15 %, 4.3 %) are too noisy to call (README, "Gating
+    /* At 1 % the one slowdown is under the threshold, and b4-q1 eager (+1.32 %, its placements 8.1 %
+     * apart) and b32-q1-kv1024 eager (+1.17 %, 4.9 %) are too noisy to call (README, "Gating
      * regressions"). */
     CHECKF(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 &&
                strstr(out, " 0 regressed,") && strstr(out, " 2 ambiguous;"), "%s", out);
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3, "%s", out);
     CHECK(strstr(out, "regressed") && strstr(out, "b32-q1-kv8192-h16/mode=graph"));
     /* The threshold decides which significant slowdowns count: in the A/B pair six cases are slower by
-     * 59.5-85.0 % and the other ten by 19.8-43.1 %, so 45 % calls exactly those six and 90 % none. */
+     * 59.9-84.0 % and the other ten by 23.1-41.8 %, so 45 % calls exactly those six and 90 % none. */
     CHECKF(mb("compare --max-regression 45% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3 &&
                strstr(out, " 6 regressed,"), "%s", out);
     CHECKF(mb("compare --max-regression 90% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 0 &&
