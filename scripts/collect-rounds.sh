@@ -2,7 +2,8 @@
 # Files a comparison of builds that scripts/device-compare-builds.sh ran with ROUNDS >= 2 (its
 # compare.tgz, or the folder it was unpacked into) as results/h200/steps/sm90-wgmma-rounds-NAME/:
 # each build's timed mixed-mla table of every round (round 1 from its iter-*.tgz, the others from
-# rounds.tgz), as measured, and scripts/compare-rounds.py's verdicts in both modes against `build`.
+# rounds.tgz), as measured, and scripts/compare-rounds.py's verdicts in both modes against `build`
+# (BASE=FOLDER for another base build, e.g. a stripped copy of main's carried as build-main).
 # File each build's tests with scripts/collect-step.sh as well. A call that timed rounds without the
 # tests (no iter-*.tgz) files its rounds alone.
 #   scripts/collect-rounds.sh /work/.device/2/compare.tgz v80b-v80c
@@ -30,6 +31,6 @@ for d in "$tmp"/x/rounds/*/r*; do
     mkdir -p "$dst/$b/$(basename "$d")" && cp "$d/mixed-mla.csv" "$dst/$b/$(basename "$d")/"
 done
 for mode in graph eager; do
-    python3 scripts/compare-rounds.py "$src" --base build --mode "$mode" > "$dst/compare-rounds-$mode.md"
+    python3 scripts/compare-rounds.py "$src" --base "${BASE:-build}" --mode "$mode" > "$dst/compare-rounds-$mode.md"
 done
 echo "$dst: $(find "$dst" -name mixed-mla.csv | wc -l) tables"
