@@ -83,8 +83,8 @@ __device__ __forceinline__ float ps_masked_max(float (&s)[4 * J], int h, int t0,
 /* Both rows' masked maxima (ps_masked_max) of the scorer's J * 8 tokens from t0 on. Where they end
  * before every row of the warp does (all a unit's tiles but its last one or two) the mask is left out:
  * 2 J fewer compares and selects a row in the softmax, the alternate scorer's chain's largest piece
- * (v123d: b32-q4-kv8192 -1.9 %, b128-q4 -1.6 %; the split scorer's too, v123e, -0.3 to -0.7 % on its
- * shapes, within their spread). The warp decides, as the quads' shuffles take all its lanes. (v79j's
+ * (v123d/e, four calls beside v123: b32-q4-kv8192 -1.1 to -2.0 %, b128-q4 -0.6 to -2.1 %; the split
+ * scorer's shapes within their spread). The warp decides, as the quads' shuffles take all its lanes. (v79j's
  * skip in the one-scorer walker was +4 %, its branch around the whole softmax.) */
 template <int J>
 __device__ __forceinline__ void ps_row_maxima(float (&mx)[2], float (&s)[4 * J], int t0, int t, const int (&end)[2])
