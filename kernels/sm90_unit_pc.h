@@ -38,9 +38,9 @@
 #define S9_PC_ROWL 8            /* the unit's row sums are in (the scorers are done with the unit) */
 #define S9_PC_MUL 9             /* the multipliers alone (256) */
 #define S9_PC_QREADY 10         /* the unit's Q is cast (the multipliers stage and cast it) */
-#define S9_PC_SCORED 11         /* + tile parity: a tile's score wgmmas are done (the multipliers' P V of the tile before waits) */
-#define S9_PC_VOTE 13           /* the scorers alone (256): whether any row's reference moves */
-#define S9_PC_XCHG 14           /* the scorers alone: their halves' maxima, or their row sums, are in */
+#define S9_PC_SCORED 11         /* + tile mod 4 (11-14): a tile's score wgmmas are done (the multipliers' P V of the tile before waits) */
+#define S9_PC_VOTE 3            /* the scorers alone (256): whether any row's reference moves */
+#define S9_PC_XCHG 15           /* the scorers alone: their halves' maxima, or their row sums, are in */
 /* + tile parity, alternate tiles: a tile's row references are in (its scorer arrives, the next tile's
  * waits). Ids 1-2 are the other walkers' wg_sync ones, which never run in this kernel. */
 #define S9_PC_REF 1
@@ -192,10 +192,14 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
                     }
         /* Scores first: tile it's P V waits until the scorers' wgmmas of tile it + 1 are done, so that
          * it runs beside the softmax instead of the score steps (alone 0.73 µs a tile, 1.14 with the P V
-         * beside them). Two barriers by parity, so that a generation is never shared: a scorer's
-         * next arrival on this one, for tile it + 3, follows its wait for this tile's EMPTY (at tile
-         * it + 2), which this P V precedes. */
-        if (it + 1 < ntiles) pc_sync(S9_PC_SCORED + (par ^ 1), hand);
+         * beside them). Four barriers, by tile mod 4, so that a generation is never shared: the next
+         * arrival on this one, for tile it + 5, follows its scorer's wait for EMPTY at tile it + 3,
+         * which follows this tile's EMPTY arrival, after this wait. Two by parity were not enough on
+         * alternate tiles, where a scorer's EMPTY waits skip every other tile: its arrival for tile
+         * it + 3 followed only EMPTY of tile it - 1, and a scorer that ran two tiles ahead of the
+         * multipliers put a second generation's arrival on the barrier they had not yet passed (v127,
+         * a faster scorer, deadlocked on it: thirty-fifth session). */
+        if (it + 1 < ntiles) pc_sync(S9_PC_SCORED + ((it + 1) & 3), hand);
         pv_tile<N, 2, 4>(o, raw, st, w9_desc(w9_smem_addr(sm.p[par]), S9_HSBO), warp, dim0);
         w9_wait<0>();
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */

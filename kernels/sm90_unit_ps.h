@@ -153,7 +153,7 @@ __device__ __forceinline__ void ps_score_split(s9_smem_pc<N> &sm, const mb_decod
         float s[16];               /* s[4j + 2h + e]: row 16 warp + g + 8h, token 32 sh + 8j + 2t + e */
         score_tile<32, S9_PS_RING, true>(s, st + half, q_addr);
         if (wt == 0 && sh == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
-        if (it >= 1) pc_arrive(S9_PC_SCORED + par, S9_PC_THREADS);
+        if (it >= 1) pc_arrive(S9_PC_SCORED + (it & 3), S9_PC_THREADS);
         float hm[2], mxs[2];
         bool need = false;
         ps_row_maxima<4>(mxs, s, t0, t, end);
@@ -285,7 +285,7 @@ __device__ __forceinline__ void ps_score_alt(s9_smem_pc<N> &sm, const mb_decode_
         float s[32];               /* s[4j + 2h + e]: row 16 warp + g + 8h, token 8j + 2t + e */
         score_halves(s, st, q_addr);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_SCORED);
-        if (it >= 1) pc_arrive(S9_PC_SCORED + par, S9_PC_HAND_ALT);
+        if (it >= 1) pc_arrive(S9_PC_SCORED + (it & 3), S9_PC_HAND_ALT);
         float ref[2] = { -INFINITY, -INFINITY }, ms[2], alpha[2];   /* ms: move_ref's, recomputed below */
         if (it >= 1) {
             pc_sync(S9_PC_REF + (par ^ 1), 256);
