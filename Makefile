@@ -51,7 +51,7 @@ else ifeq ($(GPU),amd)
 endif
 
 .PHONY: all test test-gpu kernels-amd clean deps-check
-all: deps-check $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test $(BUILD)/sm90-wgmma-rate)
+all: deps-check $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test $(BUILD)/sm90-wgmma-rate $(BUILD)/mla-bench-stall)
 
 deps-check:
 	@test "$(GPU)" != none || { echo "mla-bench: no GPU compiler found: install the CUDA toolkit (nvcc) or ROCm (hipcc)"; exit 1; }
@@ -91,13 +91,23 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(HOST_OBJ)
 test: $(BUILD)/unit-tests $(BUILD)/mla-bench
 	MLA_BENCH=$(BUILD)/mla-bench $(BUILD)/unit-tests
 
-test-gpu: $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test)
+test-gpu: $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test $(BUILD)/mla-bench-stall)
 	bash tests/gpu/run.sh $(BUILD)/mla-bench
 
 # The sm90 kernel's wgmma layouts and descriptors checked against host GEMMs (run by test-gpu on Hopper).
 $(BUILD)/sm90-layout-test: tests/gpu/sm90_layout_test.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -o $@ $<
+
+# mla-bench with the 64-row walker's multipliers stalled 50 us at tile 5 (MB_DIAG_STALL_TILE), so that
+# the scorers run ahead of them as far as the barriers allow: test-gpu runs it, and a barrier generation
+# that two tiles can share deadlocks it instead of hanging a user's run once in a rare timing.
+STALL_OBJ := $(filter-out $(BUILD)/kernels/decode_sm90.o,$(KERNEL_OBJ)) $(BUILD)/stall/kernels/decode_sm90.o
+$(BUILD)/stall/kernels/decode_sm90.o: kernels/decode_sm90.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -DMB_DIAG_STALL_TILE=5 -c $< -o $@
+$(BUILD)/mla-bench-stall: $(HOST_OBJ) $(GPU_OBJ) $(STALL_OBJ)
+	$(LINK)
 
 # A probe (not a test): the tensor cores' rate for the wgmma shapes the walkers issue and others.
 $(BUILD)/sm90-wgmma-rate: tests/gpu/sm90_wgmma_rate.hip kernels/sm90_wgmma.h kernels/common.h
