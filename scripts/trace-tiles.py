@@ -42,14 +42,18 @@ scorer's row sums at a unit's end), and its scorer's follow (files with 26 field
            multipliers waited for the scorer; long: the scorer was ahead)
 
 Each line: 10th, 50th and 90th percentile over every tile of every CTA, in µs at the SM clock the file
-records (the maximum; clock64 counts real cycles, so under a lower clock the µs read short).
+records (the maximum; clock64 counts real cycles, so under a lower clock the µs read short), or at
+--clock-mhz MHZ: the clock inside the kernel, which the GPU lowers under load (thirty-fourth session:
+b128-q4 ran at ~1,620 MHz while the file records 1,980; measure it with diag/s34-clock-probe,
+results/h200/steps/patches-s34/).
 A stamp after a barrier is its release only in builds from the seventeenth session on (sm90_trace.h:
 a clock read right after bar.sync took the warp's arrival). Older traces' phases that end at a
 barrier (barrier, the multipliers' scores, s empty, P lag) read its arrival, and the wait for the
 release landed in the phase after it (P V, s handoff): P lag came out negative.
 
-    scripts/trace-tiles.py trace.bin[.gz] [--cta N [--svg OUT.svg]]   (--cta: also that CTA's first 24
-        tiles, one a line; --svg: drawn as bars, a lane a warpgroup, each bar's time in its tooltip)
+    scripts/trace-tiles.py trace.bin[.gz] [--clock-mhz MHZ] [--cta N [--svg OUT.svg]]   (--cta: also
+        that CTA's first 24 tiles, one a line; --svg: drawn as bars, a lane a warpgroup, each bar's
+        time in its tooltip)
     scripts/trace-tiles.py --self-test             (a synthetic trace with known drift and latency)
 """
 import gzip
@@ -168,13 +172,14 @@ def measures(t):
     return {k: np.array(v, dtype=float) for k, v in m.items()}
 
 
-def report(t, khz, out=sys.stdout):
+def report(t, khz, out=sys.stdout, recorded_khz=None):
     m = measures(t)
     if not len(m["period"]):
         sys.exit("trace-tiles: no CTA has three complete tiles (the dims-split walker, for pages of other than a multiple of 64 tokens, stamps none)")
     us = 1e3 / khz
     walker = "scorers and multipliers" if len(m["s period"]) else "rows split" if len(m["drift"]) else "alternate tiles"
-    print(f"{len(m['lead'])} tiles of {len(m['span'])} CTAs ({walker}); clock {khz / 1e3:.0f} MHz; p10 / p50 / p90", file=out)
+    given = "" if recorded_khz in (None, khz) else f" (given; the file records {recorded_khz / 1e3:.0f})"
+    print(f"{len(m['lead'])} tiles of {len(m['span'])} CTAs ({walker}); clock {khz / 1e3:.0f} MHz{given}; p10 / p50 / p90", file=out)
     for k, v in m.items():
         if not len(v):
             if k not in ("Q load", "Q cast", "to top", "wgmmas", "softmax", "drift", "offset", "entry", "unit end",
@@ -343,6 +348,15 @@ def self_test():
         report(w, 1_980_000, text)
         checks.append((f"scorer: P lag {lag}: warning {'printed' if warned else 'absent'}",
                        int("warning: P lag < 0" in text.getvalue()), int(warned), 0))
+    # A given clock: the same cycles read 1980 / 990 = 2x the µs, and the header says so.
+    at_max, at_half = io.StringIO(), io.StringIO()
+    report(u, 1_980_000, at_max)
+    report(u, 990_000, at_half, recorded_khz=1_980_000)
+    def period_p50(text):
+        line = next(l for l in text.getvalue().splitlines() if l.split()[:1] == ["period"])
+        return float(line.split()[2])
+    checks.append(("given clock: µs scale by the clocks' ratio", period_p50(at_half) / period_p50(at_max), 2.0, 0.01))
+    checks.append(("given clock: named in the header", int("(given; the file records 1980)" in at_half.getvalue()), 1, 0))
     bad = [f"{k}: {got:.3f}, expected {want} ± {tol}" for k, got, want, tol in checks if abs(got - want) > tol]
     # The timeline: 24 tiles, two warpgroups, four phases and a tail each (none after the last tile).
     import os, tempfile, xml.etree.ElementTree as ET
@@ -370,15 +384,26 @@ def main(argv):
     args, opts = [], {}
     it = iter(argv[1:])
     for a in it:
-        if a in ("--cta", "--svg"):
+        if a in ("--cta", "--svg", "--clock-mhz"):
             opts[a] = next(it, None)
         else:
             args.append(a)
     if len(args) != 1 or None in opts.values() or ("--svg" in opts and "--cta" not in opts):
         print("\n".join(l.strip() for l in __doc__.strip().splitlines()[-3:]), file=sys.stderr)
         return 2
-    t, khz = load(args[0])
-    report(t, khz)
+    given_khz = None
+    if "--clock-mhz" in opts:
+        try:
+            mhz = float(opts["--clock-mhz"])
+        except ValueError:
+            mhz = 0.0
+        if not 100 <= mhz <= 10_000:
+            print(f"trace-tiles: --clock-mhz: expected a clock in MHz in [100, 10000], got '{opts['--clock-mhz']}'", file=sys.stderr)
+            return 2
+        given_khz = int(round(mhz * 1000))
+    t, recorded = load(args[0])
+    khz = given_khz or recorded
+    report(t, khz, recorded_khz=recorded)
     if "--cta" in opts:
         timeline(t, khz, int(opts["--cta"]))
     if "--svg" in opts:
