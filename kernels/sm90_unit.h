@@ -131,6 +131,22 @@ __device__ __forceinline__ void cp16(uint32_t dst, const void *src, bool valid)
 }
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+/* Test builds only (build/mla-bench-stall, run by test-gpu; MB_DIAG_STALL_TILE = 5): each role of a
+ * walker whose roles run apart stalls 50 us at one tile of every unit, so that the others run as far
+ * ahead as the barriers let them: the 64-row walker's multipliers at tile 5 and scorer sh at tile
+ * 8 + sh, the 32-row walker's warpgroup wg at tile 5 + 3 wg, the 16-row one's at its own tile
+ * 5 + 3 wg. A barrier generation that two tiles can share then deadlocks every time, not once in a
+ * rare timing (the 64-row walker's SCORED barriers by parity did, with the multipliers' stall, on
+ * alternate tiles: thirty-fifth session). Nothing in other builds. */
+#ifdef MB_DIAG_STALL_TILE
+__device__ __forceinline__ void s9_diag_stall(int it, int after)
+{
+    if (it == MB_DIAG_STALL_TILE + after)
+        for (int i = 0; i < 50; i++) __nanosleep(1000);
+}
+#else
+__device__ __forceinline__ void s9_diag_stall(int, int) {}
+#endif
 __device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); }
 
 /* Tile [t0, t0 + 64) of the unit into stage `st`, issued by the group of nthreads threads that all

@@ -69,21 +69,6 @@ template <int N> struct s9_smem_pc {
     float row_l1[N], row_m1[N];         /* the second scorer's row sums (alternate tiles: and their reference) at the unit's end */
 };
 
-/* Test builds only (build/mla-bench-stall, run by test-gpu; MB_DIAG_STALL_TILE = 5): a role stalls
- * 50 us at one tile of every unit, the multipliers at tile 5 and scorer sh at tile 8 + sh, so that the
- * others run as far ahead as the barriers let them. A barrier generation that two tiles can share then
- * deadlocks every time, not once in a rare timing (the SCORED barriers by parity did, with the
- * multipliers' stall, on alternate tiles: thirty-fifth session). Nothing in other builds. */
-#ifdef MB_DIAG_STALL_TILE
-__device__ __forceinline__ void pc_diag_stall(int it, int after)
-{
-    if (it == MB_DIAG_STALL_TILE + after)
-        for (int i = 0; i < 50; i++) __nanosleep(1000);
-}
-#else
-__device__ __forceinline__ void pc_diag_stall(int, int) {}
-#endif
-
 __device__ __forceinline__ void pc_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
 __device__ __forceinline__ void pc_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
 
@@ -187,7 +172,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         const int par = it & 1;
         const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
         if (wt == 0) s9_stamp(seq0 + it, S9T_TOP + wg);
-        pc_diag_stall(it, 0);
+        s9_diag_stall(it, 0);
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0) s9_stamp(seq0 + it, S9T_READY + wg);
         uint32_t raw[2][2];        /* V^T's codes of the P V's first step, loaded while P is made */

@@ -83,6 +83,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
         const uint32_t c = (seq0 + j) % S9_PP_STAGES, st = kv0 + c * S9_TILE_BYTES;
         w9_wait<0>();              /* this warp's part of the previous tile's P V no longer reads P^T */
         if (wt == 0) s9_stamp(slot(j), S9T_TOP + wg);
+        s9_diag_stall(j, 3 * wg);
         tile_wait(a, &sm.bar[wg][c], ((seq0 + j) / S9_PP_STAGES) & 1, false);
         if (wt == 0) s9_stamp(slot(j), S9T_READY + wg);
         w9_fence_proxy();          /* this thread's reads of the previous stage before the copy into it */

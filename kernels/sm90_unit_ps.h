@@ -148,7 +148,7 @@ __device__ __forceinline__ void ps_score_split(s9_smem_pc<N> &sm, const mb_decod
     for (int it = 0; it < ntiles; it++) {
         const int par = it & 1, t0 = u.kv_begin + it * S9_TILE + 32 * sh;
         const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
-        pc_diag_stall(it, 3 + sh);
+        s9_diag_stall(it, 3 + sh);
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0 && sh == 0) s9_stamp(seq0 + it, S9T_PC_READY);
         float s[16];               /* s[4j + 2h + e]: row 16 warp + g + 8h, token 32 sh + 8j + 2t + e */
@@ -281,7 +281,7 @@ __device__ __forceinline__ void ps_score_alt(s9_smem_pc<N> &sm, const mb_decode_
     for (int it = sh; it < ntiles; it += 2) {
         const int t0 = u.kv_begin + it * S9_TILE;
         const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
-        pc_diag_stall(it, 3 + sh);
+        s9_diag_stall(it, 3 + sh);
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0) s9_stamp(seq0 + it, S9T_PC_READY);
         float s[32];               /* s[4j + 2h + e]: row 16 warp + g + 8h, token 8j + 2t + e */

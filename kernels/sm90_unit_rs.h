@@ -137,6 +137,7 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
          * made ptxas serialize every wgmma of the kernel: warning C7514.) */
         w9_wait<0>();
         if (wt == 0) s9_stamp(seq0 + it, S9T_TOP + wg);
+        s9_diag_stall(it, 3 * wg);
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0) s9_stamp(seq0 + it, S9T_READY + wg);
 
