@@ -99,10 +99,10 @@ $(BUILD)/sm90-layout-test: tests/gpu/sm90_layout_test.hip $(wildcard kernels/*.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -o $@ $<
 
-# mla-bench with the 64-row walker's roles stalled 50 us at one tile each (MB_DIAG_STALL_TILE,
-# kernels/sm90_unit_pc.h), so that the others run ahead as far as the barriers allow: test-gpu runs
-# it, and a barrier generation that two tiles can share deadlocks it instead of hanging a user's run
-# once in a rare timing.
+# mla-bench with each role of the sm90 walkers stalled 50 us at one tile (MB_DIAG_STALL_TILE,
+# kernels/sm90_unit.h), so that the others run ahead as far as the barriers allow: test-gpu runs it,
+# and a barrier generation that two tiles can share deadlocks it instead of hanging a user's run once
+# in a rare timing.
 STALL_OBJ := $(filter-out $(BUILD)/kernels/decode_sm90.o,$(KERNEL_OBJ)) $(BUILD)/stall/kernels/decode_sm90.o
 $(BUILD)/stall/kernels/decode_sm90.o: kernels/decode_sm90.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
 	@mkdir -p $(@D)
