@@ -61,6 +61,30 @@ __device__ __forceinline__ uint32_t mb_bf16x2_dev(float lo, float hi)
 MB_F32_FN(mb_exp2_dev, "ex2.approx.ftz.f32", exp2f(x))
 MB_F32_FN(mb_rcp_dev, "rcp.approx.ftz.f32", 1.0f / x)
 
+/* The multiprocessor a thread runs on, the device's global timer (MB_TIMER_KHZ ticks a ms) and its SM's
+ * cycle counter: what the SM-clock stamps read (timing.hip). */
+__device__ __forceinline__ uint32_t mb_smid(void)
+{
+#if MB_TIMER_PTX
+    uint32_t s;
+    asm volatile("mov.u32 %0, %%smid;\n" : "=r"(s));
+    return s;
+#else
+    return (uint32_t)__smid();
+#endif
+}
+
+__device__ __forceinline__ uint64_t mb_timer_ticks(void)
+{
+#if MB_TIMER_PTX
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+    return t;
+#else
+    return (uint64_t)wall_clock64();
+#endif
+}
+
 /* Cache row of logical token t of batch b (see mb_pages_t). */
 __device__ __forceinline__ int64_t mb_kv_row(const mb_pages_t &p, const int32_t *kv_indptr, int b, int64_t t)
 {

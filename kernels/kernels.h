@@ -182,6 +182,11 @@ hipError_t mb_launch_reference(const mb_ref_args_t *a, hipStream_t s);
  * has queued the measured work (nvbench's trick): the events then time GPU work, not submission. */
 hipError_t mb_launch_spin(uint64_t cycles, hipStream_t s);
 hipError_t mb_launch_empty(hipStream_t s);
+/* Stores {global timer, SM cycle counter} of multiprocessor 0 at out[0], out[1] (nvbench's way to the SM
+ * clock: queued before a call's start event and after its end event, the differences are the clock
+ * across the call). `blocks` one-thread blocks, the SM count, so that one of them runs on SM 0; where
+ * none does, out keeps what it held (zero it first). */
+hipError_t mb_launch_sm_stamp(uint64_t *out, int blocks, hipStream_t s);
 /* Reads n bytes (n a multiple of 16) and folds them into *sink: the planted slowdown of the A/B test. */
 hipError_t mb_launch_read_all(const uint8_t *p, int64_t n, uint32_t *sink, hipStream_t s);
 

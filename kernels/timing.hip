@@ -1,5 +1,6 @@
-/* Kernels that serve the measurement itself: a spin that hides host submission from the events, and
- * an empty kernel whose event-to-event time is the floor of what the tool can measure. */
+/* Kernels that serve the measurement itself: a spin that hides host submission from the events, an
+ * empty kernel whose event-to-event time is the floor of what the tool can measure, and the stamps
+ * that give the SM clock across a timed call. */
 #include "common.h"
 
 __global__ void spin_kernel(uint64_t cycles)
@@ -19,6 +20,20 @@ __global__ void empty_kernel(void) { }
 extern "C" hipError_t mb_launch_empty(hipStream_t s)
 {
     empty_kernel<<<1, 1, 0, s>>>();
+    return MB_LAUNCH_RESULT();
+}
+
+__global__ void sm_stamp_kernel(uint64_t *out)
+{
+    if (mb_smid() != 0) return;
+    out[0] = mb_timer_ticks();
+    out[1] = (uint64_t)clock64();
+}
+
+extern "C" hipError_t mb_launch_sm_stamp(uint64_t *out, int blocks, hipStream_t s)
+{
+    if (blocks < 1) return hipErrorInvalidValue;
+    sm_stamp_kernel<<<blocks, 1, 0, s>>>(out);
     return MB_LAUNCH_RESULT();
 }
 

@@ -125,7 +125,7 @@ static int run_config(mb_runner_t *r, const mb_config_t *cfg, const run_opts_t *
     }
     if (mb_interrupted) worst = MB_EXIT_INTERRUPTED;
 out:
-    for (int i = 0; i < cfg->n_cases; i++) free(res[i].samples_us);
+    for (int i = 0; i < cfg->n_cases; i++) mb_result_free_samples(&res[i]);
     free(res);
     free(splits);
     free(how);

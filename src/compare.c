@@ -133,6 +133,13 @@ static void fill_row(mb_cmp_row_t *row, const mb_case_result_t *o, const mb_case
                                       opt->alpha, row->spread_pct);
     row->check_failed = n->status != MB_CASE_PASS;
     row->plan_changed = o->plan_id && n->plan_id && o->plan_id != n->plan_id;
+    row->old_mhz = o->sm_mhz > 0 ? o->sm_mhz : NAN;
+    row->new_mhz = n->sm_mhz > 0 ? n->sm_mhz : NAN;
+}
+
+int mb_cmp_clock_differs(const mb_cmp_row_t *r)
+{
+    return r->old_mhz > 0 && r->new_mhz > 0 && fabs(r->new_mhz / r->old_mhz - 1.0) * 100.0 > MB_CLOCK_DIFFERS_PCT;
 }
 
 static void count_verdicts(mb_compare_t *c)
@@ -142,6 +149,7 @@ static void count_verdicts(mb_compare_t *c)
         ++*slot[c->rows[i].verdict];
         c->n_check_failed += c->rows[i].check_failed;
         c->n_plan_changed += c->rows[i].plan_changed;
+        c->n_clock_differs += mb_cmp_clock_differs(&c->rows[i]);
     }
     for (int i = 0; i < c->n_added; i++) c->n_check_failed += c->added[i].check_failed;
 }
@@ -399,6 +407,20 @@ void mb_compare_summary(FILE *f, const mb_compare_t *c)
     fputc('\n', f);
 }
 
+/* Under the table: the cases whose runs ran at SM clocks apart, with both clocks, so that a time change
+ * that is the clock's (a throttled GPU, another GPU's clock) is not read as the code's. */
+static void put_clock_note(FILE *f, const mb_compare_t *c)
+{
+    fprintf(f, "\nnote: SM clock differs by more than %g%% between the runs in %d case%s (a time change there may be "
+            "the clock's, not the code's):\n", MB_CLOCK_DIFFERS_PCT, c->n_clock_differs, c->n_clock_differs == 1 ? "" : "s");
+    for (int i = 0; i < c->n_rows; i++) {
+        const mb_cmp_row_t *r = &c->rows[i];
+        if (mb_cmp_clock_differs(r))
+            fprintf(f, "  %s (%s): %.0f -> %.0f MHz (%+.1f%%)\n", r->name, r->mode, r->old_mhz, r->new_mhz,
+                    (r->new_mhz / r->old_mhz - 1.0) * 100.0);
+    }
+}
+
 void mb_compare_print(FILE *f, const mb_compare_t *c, int color)
 {
     fprintf(f, "baseline: %s (%s)\nnew:      %s (%s)\n", c->base_path, c->base_device, c->new_path, c->device);
@@ -414,6 +436,7 @@ void mb_compare_print(FILE *f, const mb_compare_t *c, int color)
     fprintf(f, "metric: %s; regressed = slower by more than %g%% at p < %g (Mann-Whitney U) and by more than the "
             "placements' spread\n\n", c->metric, c->max_regression_pct, c->alpha);
     put_table(f, c, color);
+    if (c->n_clock_differs) put_clock_note(f, c);
     if (c->n_added || c->n_missing) fputc('\n', f);
     for (int i = 0; i < c->n_added; i++)
         fprintf(f, "added (only in %s): %s (%s)%s\n", c->new_path, c->added[i].name, c->added[i].mode,
@@ -442,6 +465,8 @@ static void json_row(jb_t *b, cJSON *arr, const mb_cmp_row_t *r)
     jb_put_str(b, o, "verdict", mb_verdict_name(r->verdict));
     jb_put_bool(b, o, "check_failed", r->check_failed);
     jb_put_bool(b, o, "plan_changed", r->plan_changed);
+    jb_put(b, o, "old_sm_mhz", isnan(r->old_mhz) ? cJSON_CreateNull() : jb_num(r->old_mhz));
+    jb_put(b, o, "new_sm_mhz", isnan(r->new_mhz) ? cJSON_CreateNull() : jb_num(r->new_mhz));
 }
 
 static void json_cases(jb_t *b, cJSON *root, const char *key, const mb_cmp_case_t *k, int n, int with_check)
@@ -532,6 +557,14 @@ static void read_row(rd_t *r, const cJSON *o, const char *w, mb_cmp_row_t *row)
     row->check_failed = rd_bool(r, o, w, "check_failed");
     /* Optional (files written before plans had ids), but a boolean when present. */
     if (cJSON_GetObjectItemCaseSensitive(o, "plan_changed")) row->plan_changed = rd_bool(r, o, w, "plan_changed");
+    /* Optional (files written before the SM clock) and null when a run's clock is unknown. */
+    static const char *const mhz[2] = {"old_sm_mhz", "new_sm_mhz"};
+    double *dst[2] = {&row->old_mhz, &row->new_mhz};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, mhz[k]);
+        *dst[k] = m && !cJSON_IsNull(m) ? rd_num(r, o, w, mhz[k]) : NAN;
+        if (m && !cJSON_IsNull(m) && !(*dst[k] > 0)) rd_fail(r, w, mhz[k], "expected a clock in MHz (> 0) or null");
+    }
 }
 
 static void read_cases(rd_t *r, const cJSON *root, const char *key, mb_cmp_case_t **out, int *n, int with_check)
@@ -575,7 +608,10 @@ static void read_counts(rd_t *r, const cJSON *root, mb_compare_t *c)
     c->n_same = rd_count(r, o, "counts.", "same");
     c->n_ambiguous = rd_count(r, o, "counts.", "ambiguous");
     c->n_check_failed = rd_count(r, o, "counts.", "check_failed");
-    for (int i = 0; i < c->n_rows; i++) c->n_plan_changed += c->rows[i].plan_changed;
+    for (int i = 0; i < c->n_rows; i++) {
+        c->n_plan_changed += c->rows[i].plan_changed;
+        c->n_clock_differs += mb_cmp_clock_differs(&c->rows[i]);
+    }
     int common = rd_count(r, o, "counts.", "common"), added = rd_count(r, o, "counts.", "added");
     int missing = rd_count(r, o, "counts.", "missing");
     if (!r->bad && (common != c->n_rows || added != c->n_added || missing != c->n_missing))

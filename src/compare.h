@@ -29,7 +29,14 @@ typedef struct mb_cmp_row {
     int check_failed;          /* NEW's status is fail or error */
     int plan_changed;          /* both runs name their plan (plan.id) and the ids differ: the split or
                                 * the packing changed, not only the kernel (a file without ids: 0) */
+    double old_mhz, new_mhz;   /* each run's SM clock across the timed calls; NaN when unknown */
 } mb_cmp_row_t;
+
+/* Two runs whose SM clocks differ by more than this are not timing one chip at one speed: a note says
+ * so (verdicts stay as they are; the clock is context, not a correction). */
+#define MB_CLOCK_DIFFERS_PCT 2.0
+/* |new/old - 1| > MB_CLOCK_DIFFERS_PCT %, both clocks known. */
+int mb_cmp_clock_differs(const mb_cmp_row_t *r);
 
 /* A case in one run only. */
 typedef struct mb_cmp_case {
@@ -67,6 +74,7 @@ typedef struct mb_compare {
     int n_regressed, n_slower, n_faster, n_same, n_ambiguous;
     int n_check_failed;                   /* NEW's cases that did not pass, common or added */
     int n_plan_changed;                   /* common cases run with another plan */
+    int n_clock_differs;                  /* common cases timed at SM clocks apart (mb_cmp_clock_differs) */
 } mb_compare_t;
 
 /* 5 %, alpha 0.01, median, devices must match, labels "baseline" and "new". */

@@ -146,6 +146,17 @@ static inline cudaError_t mb_launch_after(void (*k)(P...), dim3 grid, dim3 block
 #  define MB_CVT_PTX 1
 #endif
 
+/* How device code reads the clocks that time a call's SM clock (kernels/timing.hip): PTX's %smid,
+ * %globaltimer (ns) and the SM's cycle counter on NVIDIA; HIP's __smid(), wall_clock64() (ticks at the
+ * device's wall-clock rate) and clock64() elsewhere. MB_TIMER_KHZ stores that timer's rate in kHz. */
+#if defined(MB_GPU_AMD) || defined(__HIP_PLATFORM_AMD__)
+#  define MB_TIMER_PTX 0
+#  define MB_TIMER_KHZ(khz) hipDeviceGetAttribute((khz), hipDeviceAttributeWallClockRate, 0)
+#else
+#  define MB_TIMER_PTX 1
+#  define MB_TIMER_KHZ(khz) (*(khz) = 1000000, cudaSuccess)
+#endif
+
 /* Physical warp width for launch bounds and tile sizes in kernels that need it (64 on CDNA/GCN). The
  * portable kernels reduce through shared memory and never depend on it. */
 #if defined(__AMDGCN_WAVEFRONT_SIZE)

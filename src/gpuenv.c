@@ -63,6 +63,9 @@ int mb_gpu_open(mb_gpu_t *g, mb_env_t *env, char *err, size_t errlen)
     g->flush_bytes = (2 * (g->l2_bytes > 0 ? g->l2_bytes : ((size_t)64 << 20)) + 15) / 16 * 16;
     GPU_CHECK(hipMalloc(&g->flush_buf, g->flush_bytes));
     g->spin_cycles = mb_spin_cycles(g->clock_khz, MB_SPIN_US);   /* at the peak clock */
+    env->sm_clock_max_mhz = g->clock_khz / 1000.0;
+    GPU_CHECK(MB_TIMER_KHZ(&g->timer_khz));
+    GPU_CHECK(hipMalloc((void **)&g->stamps, 4 * sizeof(uint64_t)));
     return 0;
 fail:
     mb_gpu_close(g);
@@ -73,6 +76,7 @@ void mb_gpu_close(mb_gpu_t *g)
 {
     /* Teardown after an error: report nothing more, free what exists. */
     if (g->flush_buf) (void)hipFree(g->flush_buf);
+    if (g->stamps) (void)hipFree(g->stamps);
     for (int i = 0; i < 6; i++) if (g->ev[i]) (void)hipEventDestroy(g->ev[i]);
     if (g->stream) (void)hipStreamDestroy(g->stream);
     memset(g, 0, sizeof *g);

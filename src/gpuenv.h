@@ -17,6 +17,8 @@ typedef struct mb_gpu {
     void *flush_buf;           /* >= 2 x L2, written before every cold sample */
     size_t flush_bytes;
     uint64_t spin_cycles;      /* MB_SPIN_US of SM clock (spin.h) */
+    uint64_t *stamps;          /* device: SM 0's {timer, cycles} before and after a timed call */
+    int timer_khz;             /* rate of the timer in stamps (MB_TIMER_KHZ) */
     hipEvent_t ev[6];
 } mb_gpu_t;
 

@@ -12,7 +12,7 @@
 
 enum {
     COL_NAME, COL_BATCH, COL_QLEN, COL_KV, COL_HEADS, COL_SPLITS, COL_MODE, COL_KERNEL, COL_MEDIAN,
-    COL_RSE, COL_MIN, COL_N, COL_PLACES, COL_TBPS, COL_PCT, COL_HOST, COL_REL, COL_FID, COL_PLAN, COL_CHECK, NCOL
+    COL_RSE, COL_MIN, COL_N, COL_PLACES, COL_TBPS, COL_PCT, COL_HOST, COL_CLOCK, COL_REL, COL_FID, COL_PLAN, COL_CHECK, NCOL
 };
 /* A case name (127 bytes) with every byte escaped for Markdown still fits. */
 enum { CELL = 272 };
@@ -22,7 +22,7 @@ typedef char row_t[NCOL][CELL];
 static const struct { const char *title; int right; } cols[NCOL] = {
     {"case", 0}, {"batch", 1}, {"q_len", 1}, {"kv", 0}, {"heads", 1}, {"splits", 1}, {"mode", 0},
     {"kernel", 0}, {"median µs", 1}, {"±%", 1}, {"min µs", 1}, {"n", 1}, {"placements", 1}, {"TB/s", 1}, {"% copy", 1},
-    {"host µs", 1}, {"err (row)", 1}, {"fp8 err", 1}, {"plan", 0}, {"check", 0},
+    {"host µs", 1}, {"SM MHz", 1}, {"err (row)", 1}, {"fp8 err", 1}, {"plan", 0}, {"check", 0},
 };
 
 const char *mb_status_name(mb_case_status_t s)
@@ -120,6 +120,7 @@ static void fill_row(row_t row, const mb_case_result_t *cr, int md)
     cell_num(row[COL_TBPS], "%.2f", cr->tbps, timed);
     cell_num(row[COL_PCT], "%.1f", cr->pct_copy, timed);
     cell_num(row[COL_HOST], "%.2f", cr->host_wall_us, timed);
+    cell_num(row[COL_CLOCK], "%.0f", cr->sm_mhz, timed && cr->sm_mhz > 0);
     cell_num(row[COL_REL], "%.1e", cr->check.row_rel_l2, checked);
     cell_num(row[COL_FID], "%.1e", cr->check.fid_rel_l2, checked);
     snprintf(row[COL_PLAN], CELL, "%s", !planned ? "-" : cr->plan_built ? "built" : "cached");
@@ -201,6 +202,18 @@ void mb_report_summary(FILE *f, const mb_report_t *r, int markdown)
         const mb_case_result_t *cr = &r->results[i];
         if (cr->status == MB_CASE_ERROR) fprintf(f, "%sERROR %s: %s\n", item, cr->c->name, cr->error);
     }
+    for (int i = 0; i < r->n_results; i++) {
+        const mb_case_result_t *cr = &r->results[i];
+        if (mb_sm_throttled(cr, &r->env))
+            fprintf(f, "%sclock: %s ran at %.0f MHz, under %.0f%% of the SM's peak %.0f MHz (power or heat "
+                    "throttling, or another job on the GPU): its times are not the chip's best\n", item,
+                    cr->c->name, cr->sm_mhz, MB_THROTTLE_FRACTION * 100.0, r->env.sm_clock_max_mhz);
+    }
+}
+
+int mb_sm_throttled(const mb_case_result_t *cr, const mb_env_t *e)
+{
+    return cr->sm_mhz > 0 && e->sm_clock_max_mhz > 0 && cr->sm_mhz < MB_THROTTLE_FRACTION * e->sm_clock_max_mhz;
 }
 
 void mb_report_print(FILE *f, const mb_report_t *r, int color)
@@ -208,8 +221,9 @@ void mb_report_print(FILE *f, const mb_report_t *r, int color)
     const mb_env_t *e = &r->env;
     mb_report_table(f, r, color ? MB_TABLE_COLOR : MB_TABLE_PLAIN);
     mb_report_stages(f, r, 0);
-    fprintf(f, "\ndevice: %s (%s, %d SMs, fp8 %s); copy %.2f TB/s measured; launch floor %.2f µs\n",
-            e->device, e->arch, e->sm_count, e->fp8_flavour, e->copy_tbps, e->launch_floor_us);
+    fprintf(f, "\ndevice: %s (%s, %d SMs, fp8 %s); copy %.2f TB/s measured; launch floor %.2f µs; "
+            "SM clock peak %.0f MHz\n", e->device, e->arch, e->sm_count, e->fp8_flavour, e->copy_tbps,
+            e->launch_floor_us, e->sm_clock_max_mhz);
     mb_report_summary(f, r, 0);
 }
 

@@ -46,6 +46,10 @@ typedef enum { MB_TABLE_PLAIN = 0, MB_TABLE_COLOR = 1, MB_TABLE_MARKDOWN = 2 } m
 void mb_report_table(FILE *f, const mb_report_t *r, mb_table_style_t style);
 /* Lines under the table: case counts, the interruption note, each ERROR case's message. */
 void mb_report_summary(FILE *f, const mb_report_t *r, int markdown);
+/* A case whose SM clock across its timed calls (sm_mhz) was under MB_THROTTLE_FRACTION of the
+ * device's peak: its times are not what the chip does at full clock (nvbench's warning threshold). */
+#define MB_THROTTLE_FRACTION 0.75
+int mb_sm_throttled(const mb_case_result_t *cr, const mb_env_t *e);
 /* "pass", "fail", "error". */
 const char *mb_status_name(mb_case_status_t s);
 /* Splits as the tables show them: the most any batch got, "a" appended when the case asked for

@@ -33,6 +33,7 @@ static void json_env(jb_t *b, cJSON *root, const mb_env_t *e)
     jb_put_num(b, d, "runtime_version", e->runtime_version);
     jb_put_num(b, d, "copy_tbps", e->copy_tbps);
     jb_put_num(b, d, "launch_floor_us", e->launch_floor_us);
+    jb_put_num(b, d, "sm_clock_max_mhz", e->sm_clock_max_mhz);
 }
 
 /* The config goes in as JSON when it parses, so one file tells the whole story of a run. */
@@ -119,6 +120,16 @@ static void json_time(jb_t *b, cJSON *o, const mb_case_result_t *cr)
     }
     cJSON *s = jb_put(b, o, "samples_us", cJSON_CreateArray());
     for (int i = 0; i < cr->n_samples && s; i++) jb_put(b, s, NULL, jb_num(cr->samples_us[i]));
+    /* the SM clock across the timed calls, and per sample what it came from (0: no stamp that time) */
+    jb_put(b, o, "sm_clock_mhz", cr->sm_mhz > 0 ? jb_num(cr->sm_mhz) : cJSON_CreateNull());
+    if (cr->sm_cycles && cr->sm_ns) {
+        cJSON *k = jb_put(b, o, "sm_clock_samples", cJSON_CreateObject());
+        cJSON *cy = jb_put(b, k, "cycles", cJSON_CreateArray()), *ns = jb_put(b, k, "ns", cJSON_CreateArray());
+        for (int i = 0; i < cr->n_samples && cy && ns; i++) {
+            jb_put(b, cy, NULL, jb_num(cr->sm_cycles[i]));
+            jb_put(b, ns, NULL, jb_num(cr->sm_ns[i]));
+        }
+    }
     static const char *const stage[MB_NSTAGES] = {"plan", "quant", "decode", "combine"};
     cJSON *st = jb_put(b, o, "stages_median_us", cJSON_CreateObject());
     for (int i = 0; i < MB_NSTAGES; i++) {
@@ -193,6 +204,11 @@ static void read_env(rd_t *r, const cJSON *root, mb_env_t *e)
     e->runtime_version = rd_int(r, d, "device.", "runtime_version");
     e->copy_tbps = rd_num(r, d, "device.", "copy_tbps");
     e->launch_floor_us = rd_num(r, d, "device.", "launch_floor_us");
+    e->sm_clock_max_mhz = 0.0;   /* files before it have none: unknown */
+    if (cJSON_GetObjectItemCaseSensitive(d, "sm_clock_max_mhz")) {
+        e->sm_clock_max_mhz = rd_num(r, d, "device.", "sm_clock_max_mhz");
+        if (!(e->sm_clock_max_mhz >= 0)) rd_fail(r, "device.", "sm_clock_max_mhz", "expected a clock in MHz, >= 0");
+    }
 }
 
 /* The text comes back as the file had it when it was not JSON, else as the parsed JSON reprinted. */
@@ -312,6 +328,43 @@ static void read_samples(rd_t *r, const cJSON *o, const char *w, mb_case_result_
     }
 }
 
+/* One of sm_clock_samples' arrays: n_samples numbers >= 0 (0: that sample had no stamp). */
+static double *read_clock_array(rd_t *r, const cJSON *k, const char *w, const char *key, int n)
+{
+    const cJSON *a = rd_arr(r, k, w, key);
+    if (!a || r->bad) return NULL;
+    if (cJSON_GetArraySize(a) != n) { rd_fail(r, w, key, "expected one number per sample (the length of samples_us)"); return NULL; }
+    double *x = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (!x) { rd_fail(r, w, key, strerror(ENOMEM)); return NULL; }
+    int i = 0;
+    for (const cJSON *it = a->child; it; it = it->next, i++) {
+        if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0)) {
+            rd_fail(r, w, key, "expected numbers >= 0");
+            free(x);
+            return NULL;
+        }
+        x[i] = it->valuedouble;
+    }
+    return x;
+}
+
+/* The SM clock (files written before it have none: sm_mhz 0, no per-sample arrays). */
+static void read_clock(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *cr)
+{
+    cr->sm_mhz = 0.0;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "sm_clock_mhz");
+    if (m && !cJSON_IsNull(m)) {
+        cr->sm_mhz = rd_num(r, o, w, "sm_clock_mhz");
+        if (!(cr->sm_mhz > 0)) rd_fail(r, w, "sm_clock_mhz", "expected a clock in MHz (> 0) or null");
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(o, "sm_clock_samples") || r->bad) return;
+    char w2[64];
+    snprintf(w2, sizeof w2, "%ssm_clock_samples.", w);
+    const cJSON *k = rd_obj(r, o, w, "sm_clock_samples");
+    cr->sm_cycles = read_clock_array(r, k, w2, "cycles", cr->n_samples);
+    cr->sm_ns = read_clock_array(r, k, w2, "ns", cr->n_samples);
+}
+
 /* Files written before placements have none: placements 0 (unknown). */
 static void read_placements(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *cr)
 {
@@ -355,6 +408,7 @@ static void read_time(rd_t *r, const cJSON *o, const char *w, mb_case_result_t *
         cr->stop_reason = i < 0 ? NULL : stops[i];
     }
     read_samples(r, o, w, cr);
+    read_clock(r, o, w, cr);
     read_placements(r, o, w, cr);
     snprintf(w2, sizeof w2, "%sstages_median_us.", w);
     const cJSON *st = rd_obj(r, o, w, "stages_median_us");
@@ -477,7 +531,7 @@ int mb_report_read_json(const char *path, mb_report_t *out, char *err, size_t er
 void mb_report_free_read(mb_report_t *r)
 {
     mb_config_t *cfg = (mb_config_t *)r->config;
-    for (int i = 0; i < r->n_results; i++) free(r->results[i].samples_us);
+    for (int i = 0; i < r->n_results; i++) mb_result_free_samples(&r->results[i]);
     free(r->results);
     if (cfg) {
         for (int i = 0; i < cfg->n_cases; i++) {

@@ -3,6 +3,7 @@
 #define MB_RESULT_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include "config.h"
 #include "defaults.h"
 
@@ -60,10 +61,26 @@ typedef struct mb_case_result {
     int staged_calls;
     double staged_total_us;
     double host_wall_us;       /* median host wall time of one call, enqueue to completion */
+    /* SM 0's cycles and the global timer's ns from just before each sample's start event to just after
+     * its end event (timing.c, nvbench's method), one pair a sample beside samples_us; 0 where a sample
+     * has none (no stamp block on SM 0). NULL in files written before them. */
+    double *sm_cycles, *sm_ns;
+    double sm_mhz;             /* the SM clock across the timed calls: sum of cycles / sum of ns; 0:
+                                * unknown. A ratio of sums, as the timer ticks too coarsely for one short
+                                * call (H200: see README "How it times"). */
     double bytes;              /* KV fp8 + Q bf16 read + output bf16 written */
     double tbps;               /* bytes / median time */
     double pct_copy;           /* tbps as % of the measured device-to-device copy bandwidth */
 } mb_case_result_t;
+
+/* Frees a result's sample arrays (the timing's and the SM clock's). */
+static inline void mb_result_free_samples(mb_case_result_t *cr)
+{
+    free(cr->samples_us);
+    free(cr->sm_cycles);
+    free(cr->sm_ns);
+    cr->samples_us = cr->sm_cycles = cr->sm_ns = NULL;
+}
 
 typedef struct mb_env {
     char tool_version[32], git_commit[48], date[40];
@@ -73,6 +90,7 @@ typedef struct mb_env {
     double l2_bytes, mem_bytes;
     double copy_tbps;          /* measured device-to-device copy, read + write bytes */
     double launch_floor_us;    /* measured: an empty kernel timed the way cases are */
+    double sm_clock_max_mhz;   /* the device's reported peak SM clock; 0 in files written before it */
 } mb_env_t;
 
 typedef struct mb_report {

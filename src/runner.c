@@ -237,7 +237,7 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
     mb_ws_t extra[MB_MAX_PLACEMENTS - 1];
     int held = 0;
     memset(&acc, 0, sizeof acc);
-    res->samples_us = NULL;
+    res->samples_us = res->sm_cycles = res->sm_ns = NULL;
     res->n_samples = res->placements = 0;
     rc = mb_time_placement(ws, &r->g, res, &acc, &mb_interrupted, err, errlen);
     while (!rc && res->placements < c->placements && !mb_interrupted) {

@@ -31,3 +31,11 @@ void mb_stats_compute(const double *x, int n, mb_stats_t *out)
     out->rse = n > 1 && out->mean > 0.0 ? out->stddev / sqrt((double)n) / out->mean : 0.0;
     free(s);
 }
+
+double mb_sm_mhz(const double *cycles, const double *ns, int n)
+{
+    double c = 0.0, t = 0.0;
+    for (int i = 0; cycles && ns && i < n; i++)
+        if (cycles[i] > 0 && ns[i] > 0) { c += cycles[i]; t += ns[i]; }
+    return t > 0 ? c / t * 1e3 : 0.0;
+}

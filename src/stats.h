@@ -8,4 +8,8 @@
  * relative standard error of the mean (stddev / sqrt(n) / mean; 0 for n < 2). */
 void mb_stats_compute(const double *x, int n, mb_stats_t *out);
 
+/* SM clock in MHz over the samples whose stamps are known (cycles and ns both > 0): sum of cycles
+ * over sum of ns, since one short call spans too few ticks of the timer; 0 when none is known. */
+double mb_sm_mhz(const double *cycles, const double *ns, int n);
+
 #endif

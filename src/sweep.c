@@ -322,7 +322,7 @@ int mb_sweep_update_tuning(const mb_sweep_t *sw, const char *kernel, const char 
 
 void mb_sweep_free(mb_sweep_t *sw)
 {
-    if (sw->res) for (int i = 0; i < sw->n_points; i++) free(sw->res[i].samples_us);
+    if (sw->res) for (int i = 0; i < sw->n_points; i++) mb_result_free_samples(&sw->res[i]);
     free(sw->groups);
     free(sw->cases);
     free(sw->res);

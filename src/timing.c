@@ -53,16 +53,24 @@ fail:
  * quantisation, ev[3] after the decode. Those three cost the call itself: on the H200 eager calls read
  * 4-5 us longer with them (b4-q1 17.3 against 12.1 us; results/NOTES.md, thirtieth session), since an
  * event between the decode and the combine stops the combine's early launch. So the timed samples have
- * none, and the stage times come from staged calls of their own. */
-static int one_sample(mb_ws_t *ws, mb_gpu_t *g, int i, double *total, double *stage, char *err, size_t errlen)
+ * none, and the stage times come from staged calls of their own.
+ * With `clk` (timed samples), SM 0's clock is stamped just before ev[0] and just after ev[4], outside
+ * the events (nvbench's method): clk[0] its cycles, clk[1] the timer's ns between the stamps, both 0
+ * where a stamp did not land on SM 0. */
+static int one_sample(mb_ws_t *ws, mb_gpu_t *g, int i, double *total, double *stage, double clk[2],
+                      char *err, size_t errlen)
 {
     const int staged = stage != NULL;
+    uint64_t st[4];
     float ms;
+    if (clk) GPU_CHECK(hipMemsetAsync(g->stamps, 0, sizeof st, g->stream));
     if (flush_l2(ws, g, i, err, errlen)) return 4;
     GPU_CHECK(mb_launch_spin(g->spin_cycles, g->stream));
+    if (clk) GPU_CHECK(mb_launch_sm_stamp(g->stamps, g->sm_count, g->stream));
     GPU_CHECK(hipEventRecord(g->ev[0], g->stream));
     if (mb_path_call(ws, g->stream, ws->c->mode, staged ? &g->ev[1] : NULL, err, errlen)) return 4;
     GPU_CHECK(hipEventRecord(g->ev[4], g->stream));
+    if (clk) GPU_CHECK(mb_launch_sm_stamp(g->stamps + 2, g->sm_count, g->stream));
     GPU_CHECK(hipEventSynchronize(g->ev[4]));
     GPU_CHECK(hipEventElapsedTime(&ms, g->ev[0], g->ev[4]));
     *total = ms * 1e3;
@@ -72,18 +80,29 @@ static int one_sample(mb_ws_t *ws, mb_gpu_t *g, int i, double *total, double *st
             stage[s] = ms * 1e3;
         }
     }
+    if (clk) {
+        GPU_CHECK(hipMemcpyAsync(st, g->stamps, sizeof st, hipMemcpyDeviceToHost, g->stream));
+        GPU_CHECK(hipStreamSynchronize(g->stream));
+        const int known = st[0] && st[1] && st[2] > st[0] && st[3] > st[1];
+        clk[0] = known ? (double)(st[3] - st[1]) : 0.0;
+        clk[1] = known ? (double)(st[2] - st[0]) * 1e6 / g->timer_khz : 0.0;
+    }
     return 0;
 fail:
     return 4;
 }
 
-static int grow(double **a, int *cap, int n)
+/* Room for sample n in the three per-sample arrays, grown together. */
+static int grow(mb_case_result_t *r, int *cap, int n)
 {
     if (n < *cap) return 0;
     int nc = *cap ? *cap * 2 : 256;
-    double *p = realloc(*a, sizeof(double) * nc);
-    if (!p) return -1;
-    *a = p;
+    double **a[3] = {&r->samples_us, &r->sm_cycles, &r->sm_ns};
+    for (int k = 0; k < 3; k++) {
+        double *p = realloc(*a[k], sizeof(double) * nc);
+        if (!p) return -1;
+        *a[k] = p;
+    }
     *cap = nc;
     return 0;
 }
@@ -94,7 +113,7 @@ static int staged_calls(mb_ws_t *ws, mb_gpu_t *g, mb_time_acc_t *acc, volatile s
 {
     for (int i = 0; i < MB_STAGED_CALLS && !(stop && *stop) && acc->staged < MB_STAGED_CALLS * MB_MAX_PLACEMENTS; i++) {
         double st[MB_NSTAGES + 1];
-        if (one_sample(ws, g, i, &st[MB_NSTAGES], st, err, errlen)) return 4;
+        if (one_sample(ws, g, i, &st[MB_NSTAGES], st, NULL, err, errlen)) return 4;
         for (int s = 0; s <= MB_NSTAGES; s++) acc->staged_us[s][acc->staged] = st[s];
         acc->staged++;
     }
@@ -122,10 +141,12 @@ int mb_time_placement(mb_ws_t *ws, mb_gpu_t *g, mb_case_result_t *r, mb_time_acc
     double t0 = mb_now_s();
     const char *why = "max_runs";
     while (n - n0 < c->max_runs) {
-        double total;
-        if (grow(&r->samples_us, &acc->cap, n)) goto oom;
-        if (one_sample(ws, g, n, &total, NULL, err, errlen)) goto fail;
+        double total, clk[2];
+        if (grow(r, &acc->cap, n)) goto oom;
+        if (one_sample(ws, g, n, &total, NULL, clk, err, errlen)) goto fail;
         r->samples_us[n] = total;
+        r->sm_cycles[n] = clk[0];
+        r->sm_ns[n] = clk[1];
         n++;
         r->n_samples = n;
         sum += total;
@@ -157,4 +178,5 @@ void mb_time_finish(mb_case_result_t *r, mb_time_acc_t *acc)
     for (int s = 0; s < MB_NSTAGES; s++) r->stage_median_us[s] = acc->staged ? median_of(acc->staged_us[s], acc->staged) : -1.0;
     r->staged_calls = acc->staged;
     r->staged_total_us = acc->staged ? median_of(acc->staged_us[MB_NSTAGES], acc->staged) : 0.0;
+    r->sm_mhz = mb_sm_mhz(r->sm_cycles, r->sm_ns, r->n_samples);
 }

@@ -92,6 +92,30 @@ print("staged calls: %d of %d cases as their mode says (%d eager)%s" % (len(case
 sys.exit(1 if bad or not eager else 0)
 PY
 result "eager stage times from 30 staged calls, graph cases none" $? "see the line above"
+# The SM clock across each case's timed calls (stamps of SM 0 around every sample): known for at
+# least 90 % of the samples (a stamp block lands on SM 0 nearly always), one cycles/ns pair a sample,
+# the case's figure their ratio of sums, and no faster than 1.1 x the device's reported peak.
+python3 - "$TMP/c/correctness.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+peak = doc["device"].get("sm_clock_max_mhz") or 0
+def why(c):
+    k, n, mhz = c.get("sm_clock_samples"), c["time_us"]["n"], c.get("sm_clock_mhz")
+    if not k or len(k["cycles"]) != n or len(k["ns"]) != n: return "no cycles/ns pair per sample"
+    known = [(cy, ns) for cy, ns in zip(k["cycles"], k["ns"]) if cy > 0 and ns > 0]
+    if len(known) < 0.9 * n: return "%d of %d samples stamped" % (len(known), n)
+    ratio = sum(cy for cy, _ in known) / sum(ns for _, ns in known) * 1e3
+    if not mhz or abs(mhz - ratio) > 1e-6 * ratio: return "sm_clock_mhz %s is not the samples' %.1f" % (mhz, ratio)
+    if not 0 < mhz <= 1.1 * peak: return "%.0f MHz outside (0, 1.1 x peak %.0f]" % (mhz, peak)
+    return None
+bad = [(c["name"], why(c)) for c in doc["cases"] if why(c)]
+clocks = sorted(c["sm_clock_mhz"] for c in doc["cases"] if c.get("sm_clock_mhz"))
+print("SM clock: %d of %d cases well formed (peak %.0f MHz; cases %.0f-%.0f MHz)%s" % (len(doc["cases"]) - len(bad),
+      len(doc["cases"]), peak, clocks[0] if clocks else 0, clocks[-1] if clocks else 0,
+      ": " + "; ".join("%s: %s" % b for b in bad[:5]) if bad else ""))
+sys.exit(1 if bad or not doc["cases"] or not peak else 0)
+PY
+result "SM clock known for every timed case, per sample, under the peak" $? "see the line above"
 
 # Ctrl-C mid-run: exit 130, and the tables of the cases that finished are written and say so. The
 # config samples each case for a fixed time, so the run is mid-way at 6 s however fast sampling gets

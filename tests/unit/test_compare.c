@@ -779,6 +779,52 @@ static void test_plan_changed(void)
     mb_compare_free(&c);
 }
 
+/* A case timed at SM clocks more than 2 % apart gets a note with both clocks; one within 2 %, or with
+ * a clock unknown (an older file), does not; verdicts do not move for it; the clocks survive the file. */
+static void test_clock_note(void)
+{
+    static run_t a, b;
+    spec_t s[3] = {{"steady", MB_MODE_GRAPH, 40.0, 0.005, 30, 1, MB_CASE_PASS},
+                   {"throttled", MB_MODE_GRAPH, 40.0, 0.005, 30, 2, MB_CASE_PASS},
+                   {"old file", MB_MODE_GRAPH, 40.0, 0.005, 30, 3, MB_CASE_PASS}};
+    build(&a, s, 3, "d");
+    build(&b, s, 3, "d");
+    a.res[0].sm_mhz = 1700, b.res[0].sm_mhz = 1730;   /* +1.8 % */
+    a.res[1].sm_mhz = 1700, b.res[1].sm_mhz = 1500;   /* -11.8 % */
+    a.res[2].sm_mhz = 0, b.res[2].sm_mhz = 1200;      /* unknown on one side */
+    mb_compare_opts_t o;
+    mb_compare_opts_default(&o);
+    mb_compare_t c, back;
+    char err[512] = "", path[128];
+    CHECKF(mb_compare_reports(&a.rep, &b.rep, &o, &c, err, sizeof err) == 0, "%s", err);
+    CHECK(!mb_cmp_clock_differs(&c.rows[0]) && mb_cmp_clock_differs(&c.rows[1]) && !mb_cmp_clock_differs(&c.rows[2]));
+    CHECK(c.n_clock_differs == 1 && isnan(c.rows[2].old_mhz) && c.rows[2].new_mhz == 1200);
+    CHECK(c.rows[1].verdict == c.rows[0].verdict);
+    char *text = capture(&c, 0);
+    CHECKF(text && strstr(text, "note: SM clock differs by more than 2% between the runs in 1 case ")
+           && strstr(text, "  throttled (graph): 1700 -> 1500 MHz (-11.8%)\n") && !strstr(text, "steady (graph): 1700"), "%s", text);
+    free(text);
+    tpath(path, sizeof path, "clock.json");
+    CHECKF(mb_compare_write_json(&c, path, err, sizeof err) == 0, "%s", err);
+    CHECKF(mb_compare_read_json(path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.n_clock_differs == 1 && back.rows[1].new_mhz == 1500 && isnan(back.rows[2].old_mhz));
+    mb_compare_free(&back);
+    /* Optional (older files), but a positive clock or null when present. */
+    FILE *f = fopen(path, "rb");
+    if (f) fseek(f, 0, SEEK_END);
+    text = unit_read_back(f);
+    char *at = text ? strstr(text, "\"new_sm_mhz\":\t1500") : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        memcpy(at + strlen("\"new_sm_mhz\":\t"), "-150", 4);
+        spit(path, text);
+        CHECK(mb_compare_read_json(path, &back, err, sizeof err) == -1);
+        CHECKF(strstr(err, "rows[1].new_sm_mhz: expected a clock in MHz"), "%s", err);
+    }
+    free(text);
+    mb_compare_free(&c);
+}
+
 static char out[1 << 16];
 
 /* Runs `mla-bench compare` with args (shell words), both streams into out; returns the exit code. */
@@ -978,6 +1024,7 @@ void suite_compare(void)
     RUN(test_print);
     RUN(test_json_roundtrip);
     RUN(test_plan_changed);
+    RUN(test_clock_note);
     write_cli_files();
     RUN(test_cli_errors);
     RUN(test_cli_verdicts);

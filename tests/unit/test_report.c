@@ -15,6 +15,7 @@
 #include "report.h"
 #include "jsonio.h"
 #include "npy.h"
+#include "stats.h"
 
 enum { NCASES = 3, NSAMP = 6 };
 
@@ -23,6 +24,7 @@ typedef struct {
     mb_case_t cases[NCASES];
     int32_t kv[NCASES][4];
     double samples[NCASES][NSAMP];
+    double sm_cycles[NCASES][NSAMP], sm_ns[NCASES][NSAMP];
     mb_config_t cfg;
     mb_case_result_t res[NCASES];
     mb_report_t rep;
@@ -84,6 +86,15 @@ static void fixture(fixture_t *x)
                                 0, i ? 3 : 0, i ? 1234 : 0, 0.0625, 2.5e-2, 0.9996, i == 0};
         r->samples_us = x->samples[i];
         r->n_samples = NSAMP;
+        /* SM clock: 1700 MHz for the first case (its third sample without a stamp), a throttled 1200 for
+         * the second (under 75 % of the 1980 MHz peak below) */
+        for (int s = 0; s < NSAMP; s++) {
+            x->sm_ns[i][s] = i == 0 && s == 2 ? 0.0 : 20000.0 + 992.0 * s;
+            x->sm_cycles[i][s] = x->sm_ns[i][s] * (i ? 1.2 : 1.7);
+        }
+        r->sm_cycles = x->sm_cycles[i];
+        r->sm_ns = x->sm_ns[i];
+        r->sm_mhz = mb_sm_mhz(r->sm_cycles, r->sm_ns, NSAMP);
         r->time = (mb_stats_t){NSAMP, 10.5 + i, 10.4 + i, 10.0 + i, 11.0 + i, 0.123456789, 0.00312};
         r->stop_reason = i ? "max_runs" : "target_rse";
         /* three placements 1.0 us apart around a median of 10.5: a spread of 9.52 %; one for the second */
@@ -118,6 +129,7 @@ static void fixture(fixture_t *x)
     e->mem_bytes = 150e9;
     e->copy_tbps = 4.0123;
     e->launch_floor_us = 2.0625;
+    e->sm_clock_max_mhz = 1980;
     x->rep.config = &x->cfg;
     x->rep.results = x->res;
     x->rep.n_results = NCASES;
@@ -199,6 +211,9 @@ static void check_case_equal(const mb_case_result_t *a, const mb_case_result_t *
     CHECK(!a->stop_reason || !b->stop_reason || !strcmp(a->stop_reason, b->stop_reason));
     for (int i = 0; i < MB_NSTAGES; i++) CHECK(a->stage_median_us[i] == b->stage_median_us[i]);
     CHECK(a->staged_calls == b->staged_calls && (a->staged_calls == 0 || a->staged_total_us == b->staged_total_us));
+    CHECK(a->sm_mhz == b->sm_mhz && !a->sm_cycles == !b->sm_cycles && !a->sm_ns == !b->sm_ns);
+    for (int i = 0; a->sm_cycles && b->sm_cycles && i < a->n_samples && i < b->n_samples; i++)
+        CHECK(a->sm_cycles[i] == b->sm_cycles[i] && a->sm_ns[i] == b->sm_ns[i]);
     CHECK(same_double(a->host_wall_us, b->host_wall_us) && a->bytes == b->bytes);
     CHECK(same_double(a->tbps, b->tbps) && same_double(a->pct_copy, b->pct_copy));
 }
@@ -340,6 +355,100 @@ static void test_json_staged_optional(void)
     cJSON_Delete(root);
 }
 
+static char *console(const mb_report_t *r, int color)
+{
+    FILE *f = tmpfile();
+    if (f) mb_report_print(f, r, color);
+    return unit_read_back(f);
+}
+
+/* The SM clock's fields are optional (files written before them read as unknown: 0 and no arrays), but
+ * malformed ones are errors that name the field. */
+static void test_json_clock_optional(void)
+{
+    char path[128], err[512] = "";
+    cJSON *root = fixture_as_json("clock.json", path, sizeof path);
+    cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cases"), 0);
+    cJSON *c2 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cases"), 2);
+    cJSON *dev = cJSON_GetObjectItem(root, "device");
+    CHECK(fabs(cJSON_GetNumberValue(cJSON_GetObjectItem(c0, "sm_clock_mhz")) - 1700.0) < 1e-9);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(c2, "sm_clock_mhz")) && !cJSON_HasObjectItem(c2, "sm_clock_samples"));
+    cJSON *k = cJSON_GetObjectItem(c0, "sm_clock_samples");
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(k, "cycles")) == NSAMP && cJSON_GetArraySize(cJSON_GetObjectItem(k, "ns")) == NSAMP);
+    mb_report_t back;
+    struct { const char *field; cJSON *bad; } cases[] = {
+        {"cases[0].sm_clock_samples.cycles", cJSON_CreateArray()},                /* length 0, not NSAMP */
+        {"cases[0].sm_clock_samples.ns", cJSON_CreateNumber(3)},                  /* not an array */
+        {"cases[0].sm_clock_mhz", cJSON_CreateNumber(-5)},
+        {"device.sm_clock_max_mhz", cJSON_CreateString("1980")},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *fresh = cJSON_Duplicate(root, 1);
+        cJSON *f0 = cJSON_GetArrayItem(cJSON_GetObjectItem(fresh, "cases"), 0);
+        cJSON *fk = cJSON_GetObjectItem(f0, "sm_clock_samples");
+        if (i == 0) cJSON_ReplaceItemInObject(fk, "cycles", cases[i].bad);
+        else if (i == 1) cJSON_ReplaceItemInObject(fk, "ns", cases[i].bad);
+        else if (i == 2) cJSON_ReplaceItemInObject(f0, "sm_clock_mhz", cases[i].bad);
+        else cJSON_ReplaceItemInObject(cJSON_GetObjectItem(fresh, "device"), "sm_clock_max_mhz", cases[i].bad);
+        CHECKF(read_edited(fresh, path, &back, err, sizeof err) == -1, "%s accepted", cases[i].field);
+        CHECKF(strstr(err, cases[i].field) != NULL, "%s: %s", cases[i].field, err);
+        cJSON_Delete(fresh);
+    }
+    /* a negative cycle count is no count */
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItem(k, "cycles"), 1, cJSON_CreateNumber(-1));
+    CHECK(read_edited(root, path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, "cases[0].sm_clock_samples.cycles") != NULL, "%s", err);
+    /* without any clock field: it reads, clock unknown */
+    for (int i = 0; i < NCASES; i++) {
+        cJSON *ci = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cases"), i);
+        cJSON_DeleteItemFromObject(ci, "sm_clock_mhz");
+        cJSON_DeleteItemFromObject(ci, "sm_clock_samples");
+    }
+    cJSON_DeleteItemFromObject(dev, "sm_clock_max_mhz");
+    CHECKF(read_edited(root, path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.env.sm_clock_max_mhz == 0 && back.results[0].sm_mhz == 0 && !back.results[0].sm_cycles && !back.results[0].sm_ns);
+    /* and an old file's table shows the clock as unknown, with no throttle note */
+    char *buf = console(&back, 0);
+    CHECKF(buf && strstr(buf, "SM MHz") && !strstr(buf, "clock:"), "%s", buf);
+    free(buf);
+    mb_report_free_read(&back);
+    cJSON_Delete(root);
+}
+
+/* The clock is a ratio of sums over the samples with stamps: not a mean of per-sample ratios, which a
+ * coarse timer would skew; none known is 0 (unknown), never a division by zero. */
+static void test_sm_mhz(void)
+{
+    const double cyc[4] = {1000, 0, 3000, 500}, ns[4] = {1000, 400, 1000, 0};
+    CHECK(fabs(mb_sm_mhz(cyc, ns, 4) - 2000.0) < 1e-9);          /* (1000 + 3000) / 2000 ns */
+    CHECK(mb_sm_mhz(cyc + 1, ns + 1, 1) == 0.0);                  /* no cycles: unknown */
+    CHECK(mb_sm_mhz(cyc + 3, ns + 3, 1) == 0.0);                  /* no ns: unknown */
+    CHECK(mb_sm_mhz(NULL, NULL, 4) == 0.0 && mb_sm_mhz(cyc, ns, 0) == 0.0);
+    const double c2[2] = {100, 1900}, n2[2] = {1000, 1000};      /* per-sample ratios 0.1 and 1.9 GHz */
+    CHECK(fabs(mb_sm_mhz(c2, n2, 2) - 1000.0) < 1e-9);
+}
+
+/* The console names the case that ran throttled (under 75 % of the peak), and no other. */
+static void test_throttle_note(void)
+{
+    fixture_t x;
+    fixture(&x);
+    CHECK(!mb_sm_throttled(&x.res[0], &x.rep.env) && mb_sm_throttled(&x.res[1], &x.rep.env));
+    CHECK(!mb_sm_throttled(&x.res[2], &x.rep.env));              /* unknown is not throttled */
+    x.rep.env.sm_clock_max_mhz = 0;
+    CHECK(!mb_sm_throttled(&x.res[1], &x.rep.env));              /* nor is an unknown peak */
+    x.rep.env.sm_clock_max_mhz = 1980;
+    x.res[0].sm_mhz = 0.75 * 1980 - 1;                             /* just under the line */
+    CHECK(mb_sm_throttled(&x.res[0], &x.rep.env));
+    x.res[0].sm_mhz = 1700;
+    char *buf = console(&x.rep, 0);
+    CHECKF(buf && strstr(buf, "clock: graph|hot ran at 1200 MHz, under 75% of the SM's peak 1980 MHz") != NULL, "%s", buf);
+    CHECK(buf && !strstr(buf, "clock: b4") && !strstr(buf, "clock: broken"));
+    CHECK(buf && strstr(buf, "SM clock peak 1980 MHz") != NULL);
+    CHECK(buf && strstr(buf, "  1700  ") != NULL && strstr(buf, "  1200  ") != NULL);
+    free(buf);
+}
+
 static void test_json_config_not_json(void)
 {
     fixture_t x;
@@ -471,7 +580,7 @@ static void test_csv(void)
     char *text = slurp(path, NULL);
     static char f[200][160];
     int nrec = 0, nf = text ? csv_parse(text, f, 200, &nrec) : 0;
-    enum { NC = 41 };
+    enum { NC = 42 };
     CHECKF(nrec == 1 + NCASES && nf == NC * (1 + NCASES), "records %d fields %d", nrec, nf);
     CHECK(!strcmp(f[0], "name") && !strcmp(f[9], "median_us") && !strcmp(f[NC - 1], "status"));
     /* the staged calls' whole time: none for the first case, 15.0625 for the second */
@@ -482,20 +591,23 @@ static void test_csv(void)
     CHECKF(!strcmp(f[NC + 37], "3") && fabs(strtod(f[NC + 38], NULL) - 100.0 / 10.5) < 1e-12, "%s %s", f[NC + 37], f[NC + 38]);
     CHECK(!strcmp(f[2 * NC + 37], "1") && !strcmp(f[2 * NC + 38], "0"));
     CHECK(!strcmp(f[3 * NC + 37], "") && !strcmp(f[3 * NC + 38], ""));
+    /* the SM clock; the error case has none */
+    CHECK(!strcmp(f[39], "sm_mhz") && fabs(strtod(f[NC + 39], NULL) - 1700.0) < 1e-9);
+    CHECK(fabs(strtod(f[2 * NC + 39], NULL) - 1200.0) < 1e-9 && !strcmp(f[3 * NC + 39], ""));
     CHECK(!strcmp(f[NC], "b4, \"long\" kv"));
     CHECK(strstr(text, "\"b4, \"\"long\"\" kv\",") != NULL);
     CHECK(!strcmp(f[NC + 3], "1024") && !strcmp(f[NC + 5], "8a") && !strcmp(f[NC + 6], "graph"));
     CHECK(strtod(f[NC + 9], NULL) == 10.5 && strtod(f[NC + 18], NULL) == 3.1415926535);
     CHECK(!strcmp(f[2 * NC + 3], "uniform[1,4096]") && !strcmp(f[2 * NC + 5], "4"));
-    CHECK(!strcmp(f[NC + 39], "built") && !strcmp(f[2 * NC + 39], "cached"));
-    CHECK(!strcmp(f[NC + 40], "pass") && !strcmp(f[2 * NC + 40], "fail"));
+    CHECK(!strcmp(f[NC + 40], "built") && !strcmp(f[2 * NC + 40], "cached"));
+    CHECK(!strcmp(f[NC + 41], "pass") && !strcmp(f[2 * NC + 41], "fail"));
     /* The cache layout: page_size 0 and no order for a flat cache. */
     CHECK(!strcmp(f[28], "page_size") && !strcmp(f[29], "page_order"));
     CHECK(!strcmp(f[NC + 28], "0") && !strcmp(f[NC + 29], ""));
     CHECK(!strcmp(f[2 * NC + 28], "16") && !strcmp(f[2 * NC + 29], "contiguous"));
     CHECK(!strcmp(f[3 * NC + 28], "64") && !strcmp(f[3 * NC + 29], "shuffled"));
     /* The error case measured nothing: empty fields, and its splits are the request. */
-    CHECK(!strcmp(f[3 * NC + 40], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
+    CHECK(!strcmp(f[3 * NC + 41], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
     free(text);
 }
 
@@ -553,13 +665,6 @@ static int cell_ends(const char *line, int end, const char *text)
     int w = (int)strlen(text);
     const char *p = at_column(line, end - w);
     return p && p[-1] == ' ' && !strncmp(p, text, (size_t)w) && p[w] == ' ';
-}
-
-static char *console(const mb_report_t *r, int color)
-{
-    FILE *f = tmpfile();
-    if (f) mb_report_print(f, r, color);
-    return unit_read_back(f);
 }
 
 static void test_console_aligned(void)
@@ -840,6 +945,9 @@ void suite_report(void)
     RUN(test_json_fields);
     RUN(test_json_gpu_id_optional);
     RUN(test_json_staged_optional);
+    RUN(test_json_clock_optional);
+    RUN(test_sm_mhz);
+    RUN(test_throttle_note);
     RUN(test_json_config_not_json);
     RUN(test_jb_write);
     RUN(test_json_reader_rejects);
