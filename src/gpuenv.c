@@ -149,6 +149,8 @@ void mb_env_print(FILE *f, const mb_env_t *env)
     fprintf(f, "memory        %.1f GB\n", env->mem_bytes / 1e9);
     fprintf(f, "driver        %d, runtime %d\n", env->driver_version, env->runtime_version);
     fprintf(f, "fp8           %s\n", env->fp8_flavour);
+    fprintf(f, "SM clock      %.0f MHz peak (reported by the device; runs record their own, `SM MHz`)\n",
+            env->sm_clock_max_mhz);
     fprintf(f, "copy bw       %.2f TB/s (device-to-device, read + write, measured)\n", env->copy_tbps);
     fprintf(f, "launch floor  %.2f us (empty kernel, event to event, measured)\n", env->launch_floor_us);
     fprintf(f, "mla-bench     %s (%s)\n", env->tool_version, env->git_commit);
