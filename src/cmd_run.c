@@ -21,6 +21,8 @@ static const char help[] =
     "  --dump DIR            also write each case's tensors as .npy under DIR/CASE-MODE/\n"
     "  --kernel NAME         auto | portable | sm90 (default auto: sm90 on Hopper, else portable)\n"
     "  --tuning FILE         tuning file for \"num_kv_splits\": \"tuned\" (default results/tuning/DEVICE.json)\n"
+    "  --filter REGEX        only the cases whose names match (POSIX extended, anywhere in the name,\n"
+    "                        e.g. 'b128|mode=graph'); a config left no case is skipped\n"
     "  --quiet               no progress lines on stderr\n"
     "  --plot                also draw DIR/STEM.svg: effective TB/s per case against the copy bandwidth\n"
     "  --baseline FILE       then compare with a baseline result file, as `mla-bench compare` does (one\n"
@@ -141,7 +143,8 @@ static int parse_args(int argc, char **argv, mb_runner_t *r, run_opts_t *o)
         { "--out", NULL, &o->out_dir },          { "--baseline", NULL, &o->baseline },
         { "--max-regression", NULL, &max_reg },  { "--dump", NULL, &r->dump_dir },
         { "--kernel", NULL, &r->kernel },        { "--tuning", NULL, &r->tuning_path },
-        { "--inject-fault", NULL, &fault },      { NULL, NULL, NULL },
+        { "--inject-fault", NULL, &fault },      { "--filter", NULL, &r->filter },
+        { NULL, NULL, NULL },
     };
     int rc = mb_parse_opts("run", argc, argv, defs, help, 1, &o->first);
     if (rc) return rc;

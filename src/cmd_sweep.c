@@ -27,6 +27,7 @@ static const char help[] =
     "  --no-tuning           do not write a tuning file\n"
     "  --plot                also write DIR/STEM-sweep.svg\n"
     "  --kernel NAME         auto | portable | sm90\n"
+    "  --filter REGEX        only the cases whose names match (as run --filter)\n"
     "  --quiet               no progress lines on stderr\n";
 
 typedef struct sweep_opts {
@@ -55,7 +56,8 @@ static int parse_args(int argc, char **argv, mb_runner_t *r, sweep_opts_t *o)
         { "--quiet", &r->quiet, NULL },      { "--no-tuning", &o->no_tuning, NULL },
         { "--plot", &o->plot, NULL },        { "--out", NULL, &o->out_dir },
         { "--splits", NULL, &o->splits_arg }, { "--kernel", NULL, &r->kernel },
-        { "--tuning", NULL, &r->tuning_path }, { NULL, NULL, NULL },
+        { "--tuning", NULL, &r->tuning_path }, { "--filter", NULL, &r->filter },
+        { NULL, NULL, NULL },
     };
     int rc = mb_parse_opts("sweep", argc, argv, defs, help, 1, &o->first);
     if (rc) return rc;

@@ -67,6 +67,11 @@ typedef struct mb_config {
 int mb_config_load(const char *path, mb_config_t *cfg, char *err, size_t errlen);
 int mb_config_parse(const char *path, const char *text, mb_config_t *cfg, char *err, size_t errlen);
 void mb_config_free(mb_config_t *cfg);
+/* Keeps the cases whose name (e.g. "b128-q4-kv8192-h16/mode=graph") matches `pattern`, a POSIX
+ * extended regular expression searched anywhere in the name ("b128|b4-q1" keeps either), in their
+ * order, and frees the rest. Returns how many it kept, or -1 with a message in err for a pattern that
+ * does not compile. A NULL pattern keeps every case. (config_filter.c) */
+int mb_config_filter(mb_config_t *cfg, const char *pattern, char *err, size_t errlen);
 
 const char *mb_mode_name(mb_mode_t m);
 const char *mb_l2_name(mb_l2_t l);

@@ -267,6 +267,25 @@ void mb_progress(const mb_runner_t *r, int i, int n, const char *name, const cha
     if (i + 1 == n) fputc('\n', stderr);
 }
 
+/* --filter over every config, before the GPU is opened: a config it leaves no case is skipped (said on
+ * stderr, so that a filter over a folder of configs runs what matches in each); none left at all is a
+ * usage error. */
+static int filter_configs(const char *pattern, mb_config_t *cfgs, int n)
+{
+    int total = 0;
+    for (int i = 0; pattern && i < n; i++) {
+        char err[512];
+        int kept = mb_config_filter(&cfgs[i], pattern, err, sizeof err);
+        if (kept < 0) return mb_die(MB_EXIT_USAGE, "%s", err);
+        if (!kept) fprintf(stderr, "mla-bench: %s: no case matches --filter '%s'; skipped\n", cfgs[i].path, pattern);
+        total += kept;
+    }
+    if (pattern && !total)
+        return mb_die(MB_EXIT_USAGE, "--filter '%s' matches no case of the %d config%s given (names as `mla-bench check` lists them)",
+                      pattern, n, n == 1 ? "" : "s");
+    return 0;
+}
+
 int mb_runner_main(mb_runner_t *r, char **paths, int n, mb_per_config_fn per_config, const void *opts)
 {
     int rc = 0, worst = MB_EXIT_OK;
@@ -276,9 +295,11 @@ int mb_runner_main(mb_runner_t *r, char **paths, int n, mb_per_config_fn per_con
         char err[512];
         if (mb_config_load(paths[i], &cfgs[i], err, sizeof err)) rc = mb_die(MB_EXIT_USAGE, "%s", err);
     }
+    if (!rc) rc = filter_configs(r->filter, cfgs, n);
     if (!rc && !(rc = mb_runner_open(r))) {
         mb_stop_catch();
         for (int i = 0; i < n && !mb_interrupted; i++) {
+            if (!cfgs[i].n_cases) continue;   /* --filter left it nothing */
             int c = per_config(r, &cfgs[i], opts);
             if (c == MB_EXIT_INTERRUPTED || c > worst) worst = c;
         }

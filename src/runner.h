@@ -13,6 +13,7 @@ typedef struct mb_runner {
     const char *kernel;        /* auto | portable | sm90 */
     const char *dump_dir;      /* --dump, or NULL */
     const char *tuning_path;   /* --tuning, or NULL for the device's default file */
+    const char *filter;        /* --filter: only the cases whose names match (mb_config_filter) */
     int quiet, fault;
     mb_gpu_t g;
     mb_env_t env;

@@ -79,6 +79,22 @@ static void run_without_gpu(void)
     CHECK(mb("run") == 2);
 }
 
+/* --filter is applied before the GPU is looked for: a bad pattern or one that matches nothing is a
+ * usage error naming the pattern; a config it leaves empty is skipped with a note; check previews it. */
+static void filter_option(void)
+{
+    CHECKF(mb("run --filter '(' configs/smoke.json") == 2 && strstr(out, "--filter '(': not a regular expression"), "%s", out);
+    CHECKF(mb("run --filter nothing configs/smoke.json") == 2 &&
+           strstr(out, "--filter 'nothing' matches no case of the 1 config given"), "%s", out);
+    CHECKF(mb("sweep --filter nothing configs/smoke.json") == 2 && strstr(out, "matches no case"), "%s", out);
+    CHECKF(mb("run --filter b128 configs/smoke.json configs/mixed-mla.json") == 4 &&
+           strstr(out, "configs/smoke.json: no case matches --filter 'b128'; skipped") && strstr(out, "no GPU found"), "%s", out);
+    CHECKF(mb("check --filter 'b128-q4|b4-q1.*graph' configs/mixed-mla.json") == 0 &&
+           strstr(out, "configs/mixed-mla.json: ok, 16 cases, 3 match --filter") && unit_lines(out) == 4 &&
+           strstr(out, "b4-q1-kv1024-h32/mode=graph") && !strstr(out, "b4-q1-kv1024-h32/mode=eager"), "%s", out);
+    CHECK(mb("check --filter '[' configs/smoke.json") == 2 && strstr(out, "not a regular expression"));
+}
+
 /* The gate on pairs recorded on the H200 (results/h200/gate): the same binary twice must not be called a
  * regression above the A/A spread; a build with one extra pass over the KV cache must be. No GPU
  * needed: recorded files. A whole run can read one case slow: the pair recorded for v93 had b32-q4-kv1024
@@ -180,6 +196,7 @@ void suite_cli(void)
     RUN(check_command);
     RUN(option_parsing);
     RUN(run_without_gpu);
+    RUN(filter_option);
     RUN(gate_on_recorded_pairs);
     RUN(perf_gate_confirms);
 }

@@ -859,6 +859,32 @@ static void config_free_is_safe(void)
     CHECK(cleared(&cfg));
 }
 
+/* --filter keeps the matching cases in order with their own lengths, frees the rest (valgrind-clean
+ * under make test's runner), keeps all for no pattern, and names a pattern that does not compile. */
+static void config_filter(void)
+{
+    mb_config_t cfg;
+    char err[ERR_LEN] = "";
+    if (!PARSE_OK("{'defaults': {'mode': ['eager', 'graph']}, 'cases': ["
+                  "{'name': 'b4-q1', 'batch': 4, 'q_len': 1, 'kv_len': 100, 'heads': 16},"
+                  "{'name': 'b8-q2', 'batch': 8, 'q_len': 2, 'kv_len': 200, 'heads': 16},"
+                  "{'name': 'b128-q4', 'batch': 128, 'q_len': 4, 'kv_len': 300, 'heads': 16}]}", &cfg)) return;
+    CHECK(cfg.n_cases == 6);
+    CHECK(mb_config_filter(&cfg, NULL, err, sizeof err) == 6 && cfg.n_cases == 6);
+    CHECK(mb_config_filter(&cfg, "b128|b4-q1/mode=graph", err, sizeof err) == 3 && cfg.n_cases == 3);
+    CHECKF(cfg.n_cases == 3 && !strcmp(cfg.cases[0].name, "b4-q1/mode=graph") &&
+           !strcmp(cfg.cases[1].name, "b128-q4/mode=eager") && !strcmp(cfg.cases[2].name, "b128-q4/mode=graph"),
+           "%s %s", cfg.cases[0].name, cfg.n_cases > 1 ? cfg.cases[1].name : "");
+    CHECK(cfg.n_cases == 3 && cfg.cases[0].batch == 4 && cfg.cases[0].kv_lens[3] == 100 &&
+          cfg.cases[2].batch == 128 && cfg.cases[2].kv_lens[127] == 300);
+    CHECK(mb_config_filter(&cfg, "(", err, sizeof err) == -1 && cfg.n_cases == 3);
+    CHECKF(!strncmp(err, "--filter '(': not a regular expression (", 40), "%s", err);
+    CHECK(mb_config_filter(&cfg, "^b4", err, sizeof err) == 1);      /* anchored: b4 only, not b128 */
+    CHECK(mb_config_filter(&cfg, "nothing", err, sizeof err) == 0 && cfg.n_cases == 0);
+    mb_config_free(&cfg);
+    CHECK(cleared(&cfg));
+}
+
 static void config_err_buffer(void)
 {
     mb_config_t cfg;
@@ -925,6 +951,7 @@ void suite_config(void)
     RUN(config_shipped_paged);
     RUN(config_gpu_test_configs);
     RUN(config_free_is_safe);
+    RUN(config_filter);
     RUN(config_err_buffer);
     RUN(config_mode_name_and_total_kv);
 }
