@@ -25,10 +25,17 @@ int cmd_plot(int argc, char **argv);
 int mb_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A subcommand's option: a flag (sets *flag to 1) or one that takes a value (--name VALUE or
  * --name=VALUE: *value points at VALUE). A list of them ends with { NULL }. */
+/* An option that may be given several times (--set): every value, in order. */
+enum { MB_OPT_LIST_MAX = 32 };
+typedef struct mb_optlist {
+    const char *v[MB_OPT_LIST_MAX];
+    int n;
+} mb_optlist_t;
 typedef struct mb_optdef {
     const char *name;
     int *flag;
     const char **value;
+    mb_optlist_t *list;        /* instead of value: a repeatable option */
 } mb_optdef_t;
 /* Parses a subcommand's arguments against its options, in any order with its operands (arguments that
  * do not start with '-', and '-' itself). --help prints help, then the exit codes when exit_codes is

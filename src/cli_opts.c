@@ -35,15 +35,20 @@ int mb_parse_opts(const char *cmd, int argc, char **argv, const mb_optdef_t *def
         const char *v = NULL;
         for (; d->name; d++) {
             if (d->flag && !strcmp(argv[i], d->name)) { *d->flag = 1; break; }
-            if (d->value && take(argc, argv, &i, d->name, &v)) break;
+            if ((d->value || d->list) && take(argc, argv, &i, d->name, &v)) break;
         }
         if (!d->name) {
             free(ops);
             return mb_die(MB_EXIT_USAGE, "%s: unknown option '%s' (see mla-bench %s --help)", cmd, argv[i], cmd);
         }
-        if (d->value) {
+        if (d->value || d->list) {
             if (!v || !*v) { free(ops); return mb_die(MB_EXIT_USAGE, "%s: %s needs a value", cmd, d->name); }
-            *d->value = v;
+            if (d->value) *d->value = v;
+            else if (d->list->n < MB_OPT_LIST_MAX) d->list->v[d->list->n++] = v;
+            else {
+                free(ops);
+                return mb_die(MB_EXIT_USAGE, "%s: %s given more than %d times", cmd, d->name, MB_OPT_LIST_MAX);
+            }
         }
     }
     /* Operands last, in their order: commands read them as argv[*first .. argc). */

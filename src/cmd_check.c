@@ -5,27 +5,38 @@
 #include "config.h"
 
 static const char help[] =
-    "usage: mla-bench check [--quiet] [--filter REGEX] CONFIG...\n"
+    "usage: mla-bench check [--quiet] [--filter REGEX] [--set KEY=VALUE]... CONFIG...\n"
     "Validates each config (schema, ranges, unknown keys) and lists its expanded cases, or with --filter\n"
-    "those that `run --filter` would run. No GPU needed.\n";
+    "and --set those that `run` with them would run. No GPU needed.\n";
 
 int cmd_check(int argc, char **argv)
 {
     int quiet = 0, first, rc;
     const char *filter = NULL;
-    const mb_optdef_t defs[] = { { "--quiet", &quiet, NULL }, { "--filter", NULL, &filter }, { NULL, NULL, NULL } };
+    mb_optlist_t sets = { { NULL }, 0 };
+    const mb_optdef_t defs[] = {
+        { "--quiet", &quiet, NULL, NULL },
+        { "--filter", NULL, &filter, NULL },
+        { "--set", NULL, NULL, &sets },
+        { NULL, NULL, NULL, NULL },
+    };
     if ((rc = mb_parse_opts("check", argc, argv, defs, help, 1, &first))) return rc < 0 ? MB_EXIT_OK : rc;
     if (first >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
     for (int i = first; i < argc; i++) {
         mb_config_t cfg;
         char err[512];
-        if (mb_config_load(argv[i], &cfg, err, sizeof err)) { fprintf(stderr, "%s\n", err); rc = MB_EXIT_USAGE; continue; }
+        if (mb_config_load_set(argv[i], sets.v, sets.n, &cfg, err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            rc = MB_EXIT_USAGE;
+            continue;
+        }
         const int all = cfg.n_cases;
         if (mb_config_filter(&cfg, filter, err, sizeof err) < 0) {
             mb_config_free(&cfg);
             return mb_die(MB_EXIT_USAGE, "%s", err);
         }
         printf("%s: ok, %d case%s", argv[i], all, all == 1 ? "" : "s");
+        if (cfg.sets) printf(" with %s", cfg.sets);
         if (filter) printf(", %d match%s --filter '%s'", cfg.n_cases, cfg.n_cases == 1 ? "es" : "", filter);
         putchar('\n');
         for (int k = 0; k < cfg.n_cases && !quiet; k++) {

@@ -48,11 +48,14 @@ static int parse_args(int argc, char **argv, cmp_args_t *a)
 {
     const char *pct = NULL, *alpha = NULL, *metric = NULL;
     const mb_optdef_t defs[] = {
-        { "--quiet", &a->quiet, NULL },         { "--plot", &a->plot, NULL },
-        { "--allow-device-mismatch", &a->o.allow_device_mismatch, NULL },
-        { "--max-regression", NULL, &pct },     { "--alpha", NULL, &alpha },
-        { "--metric", NULL, &metric },          { "--json", NULL, &a->json },
-        { NULL, NULL, NULL },
+        { "--quiet", &a->quiet, NULL, NULL },
+        { "--plot", &a->plot, NULL, NULL },
+        { "--allow-device-mismatch", &a->o.allow_device_mismatch, NULL, NULL },
+        { "--max-regression", NULL, &pct, NULL },
+        { "--alpha", NULL, &alpha, NULL },
+        { "--metric", NULL, &metric, NULL },
+        { "--json", NULL, &a->json, NULL },
+        { NULL, NULL, NULL, NULL },
     };
     int first, rc = mb_parse_opts("compare", argc, argv, defs, help, 0, &first);
     if (rc) return rc;

@@ -14,7 +14,7 @@ int cmd_info(int argc, char **argv)
     mb_gpu_t g;
     mb_env_t env;
     char err[512];
-    const mb_optdef_t defs[] = { { NULL, NULL, NULL } };
+    const mb_optdef_t defs[] = { { NULL, NULL, NULL, NULL } };
     int first, rc0 = mb_parse_opts("info", argc, argv, defs, help, 1, &first);
     if (rc0) return rc0 < 0 ? MB_EXIT_OK : rc0;
     if (first < argc) return mb_die(MB_EXIT_USAGE, "info: unexpected argument '%s'", argv[first]);

@@ -15,7 +15,7 @@ int cmd_plot(int argc, char **argv)
 {
     const char *out = NULL;
     int first, rc;
-    const mb_optdef_t defs[] = { { "-o", NULL, &out }, { NULL, NULL, NULL } };
+    const mb_optdef_t defs[] = { { "-o", NULL, &out, NULL }, { NULL, NULL, NULL, NULL } };
     if ((rc = mb_parse_opts("plot", argc, argv, defs, help, 1, &first))) return rc < 0 ? MB_EXIT_OK : rc;
     if (first >= argc) { fputs(help, stderr); return MB_EXIT_USAGE; }
     if (out && argc - first > 1) return mb_die(MB_EXIT_USAGE, "plot: -o takes one input file, got %d", argc - first);

@@ -23,6 +23,8 @@ static const char help[] =
     "  --tuning FILE         tuning file for \"num_kv_splits\": \"tuned\" (default results/tuning/DEVICE.json)\n"
     "  --filter REGEX        only the cases whose names match (POSIX extended, anywhere in the name,\n"
     "                        e.g. 'b128|mode=graph'); a config left no case is skipped\n"
+    "  --set KEY=VALUE       a config key for every case, over the file's own (repeatable; VALUE is\n"
+    "                        JSON or else text), e.g. --set placements=8 --set l2=hot\n"
     "  --quiet               no progress lines on stderr\n"
     "  --plot                also draw DIR/STEM.svg: effective TB/s per case against the copy bandwidth\n"
     "  --baseline FILE       then compare with a baseline result file, as `mla-bench compare` does (one\n"
@@ -139,12 +141,18 @@ static int parse_args(int argc, char **argv, mb_runner_t *r, run_opts_t *o)
     const char *max_reg = NULL, *fault = NULL;
     r->kernel = "auto";
     const mb_optdef_t defs[] = {
-        { "--quiet", &r->quiet, NULL },          { "--plot", &o->plot, NULL },
-        { "--out", NULL, &o->out_dir },          { "--baseline", NULL, &o->baseline },
-        { "--max-regression", NULL, &max_reg },  { "--dump", NULL, &r->dump_dir },
-        { "--kernel", NULL, &r->kernel },        { "--tuning", NULL, &r->tuning_path },
-        { "--inject-fault", NULL, &fault },      { "--filter", NULL, &r->filter },
-        { NULL, NULL, NULL },
+        { "--quiet", &r->quiet, NULL, NULL },
+        { "--plot", &o->plot, NULL, NULL },
+        { "--out", NULL, &o->out_dir, NULL },
+        { "--baseline", NULL, &o->baseline, NULL },
+        { "--max-regression", NULL, &max_reg, NULL },
+        { "--dump", NULL, &r->dump_dir, NULL },
+        { "--kernel", NULL, &r->kernel, NULL },
+        { "--tuning", NULL, &r->tuning_path, NULL },
+        { "--inject-fault", NULL, &fault, NULL },
+        { "--filter", NULL, &r->filter, NULL },
+        { "--set", NULL, NULL, &r->sets },
+        { NULL, NULL, NULL, NULL },
     };
     int rc = mb_parse_opts("run", argc, argv, defs, help, 1, &o->first);
     if (rc) return rc;

@@ -28,6 +28,7 @@ static const char help[] =
     "  --plot                also write DIR/STEM-sweep.svg\n"
     "  --kernel NAME         auto | portable | sm90\n"
     "  --filter REGEX        only the cases whose names match (as run --filter)\n"
+    "  --set KEY=VALUE       a config key for every case (as run --set; repeatable)\n"
     "  --quiet               no progress lines on stderr\n";
 
 typedef struct sweep_opts {
@@ -53,11 +54,16 @@ static int parse_args(int argc, char **argv, mb_runner_t *r, sweep_opts_t *o)
 {
     r->kernel = "auto";
     const mb_optdef_t defs[] = {
-        { "--quiet", &r->quiet, NULL },      { "--no-tuning", &o->no_tuning, NULL },
-        { "--plot", &o->plot, NULL },        { "--out", NULL, &o->out_dir },
-        { "--splits", NULL, &o->splits_arg }, { "--kernel", NULL, &r->kernel },
-        { "--tuning", NULL, &r->tuning_path }, { "--filter", NULL, &r->filter },
-        { NULL, NULL, NULL },
+        { "--quiet", &r->quiet, NULL, NULL },
+        { "--no-tuning", &o->no_tuning, NULL, NULL },
+        { "--plot", &o->plot, NULL, NULL },
+        { "--out", NULL, &o->out_dir, NULL },
+        { "--splits", NULL, &o->splits_arg, NULL },
+        { "--kernel", NULL, &r->kernel, NULL },
+        { "--tuning", NULL, &r->tuning_path, NULL },
+        { "--filter", NULL, &r->filter, NULL },
+        { "--set", NULL, NULL, &r->sets },
+        { NULL, NULL, NULL, NULL },
     };
     int rc = mb_parse_opts("sweep", argc, argv, defs, help, 1, &o->first);
     if (rc) return rc;

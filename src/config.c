@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_set.h"
 #include "defaults.h"
 #include "numeric.h"
 
@@ -181,9 +182,10 @@ static int syntax_error(ctx_t *x, const char *text, size_t offset, const char *w
     return 2;
 }
 
+/* An empty prefix: the key alone (a --set value, checked outside any file: mb_config_check_set). */
 static void field_path(char *buf, size_t n, const char *prefix, int f)
 {
-    snprintf(buf, n, "%s.%s", prefix, CASE_KEYS[f]);
+    snprintf(buf, n, "%s%s%s", prefix, *prefix ? "." : "", CASE_KEYS[f]);
 }
 
 static void elem_path(char *buf, size_t n, const char *path, int i)
@@ -219,8 +221,9 @@ static int unknown_key(ctx_t *x, const char *path, const char *key, const char *
         if (d < best_d && d < (int)strlen(keys[i])) { best = i; best_d = d; }
     }
     show_key(key, shown, sizeof shown);
-    if (best < 0) return fail(x, "%s: unknown key %s", path, shown);
-    return fail(x, "%s: unknown key %s (did you mean \"%s\"?)", path, shown, keys[best]);
+    const char *sep = *path ? ": " : "";
+    if (best < 0) return fail(x, "%s%sunknown key %s", path, sep, shown);
+    return fail(x, "%s%sunknown key %s (did you mean \"%s\"?)", path, sep, shown, keys[best]);
 }
 
 /* Unknown keys are errors so that a typo cannot silently fall back to a default, and so are repeated
@@ -832,7 +835,26 @@ end:
     return rc;
 }
 
+int mb_config_check_set(const char *arg, const char *key, const cJSON *value, char *err, size_t errlen)
+{
+    ctx_t x = {arg, err, errlen};
+    cJSON *obj = cJSON_CreateObject();
+    if (!obj || !cJSON_AddItemReferenceToObject(obj, key, (cJSON *)value)) {
+        cJSON_Delete(obj);
+        return out_of_memory(&x);
+    }
+    int rc = check_entry(&x, obj, "");
+    cJSON_Delete(obj);
+    return rc;
+}
+
 int mb_config_load(const char *path, mb_config_t *cfg, char *err, size_t errlen)
+{
+    return mb_config_load_set(path, NULL, 0, cfg, err, errlen);
+}
+
+int mb_config_load_set(const char *path, const char *const *sets, int n_sets, mb_config_t *cfg, char *err,
+                       size_t errlen)
 {
     ctx_t x = {path, err, errlen};
     size_t len = 0;
@@ -844,7 +866,11 @@ int mb_config_load(const char *path, mb_config_t *cfg, char *err, size_t errlen)
     if (rc) goto end;
     /* cJSON stops at a NUL byte, which would silently drop the rest of the file */
     if (strlen(cfg->text) != len) { rc = syntax_error(&x, cfg->text, strlen(cfg->text), " (NUL byte)"); goto end; }
+    if (n_sets && (rc = mb_config_apply_sets(cfg, sets, n_sets, err, errlen))) goto end;
     rc = build(&x, cfg);
+    /* The file's own text did not say this: the overrides did, with it. */
+    if (rc && cfg->sets && err && strlen(err) + strlen(cfg->sets) + 16 < errlen)
+        strcat(strcat(strcat(err, " (with "), cfg->sets), ")");
 end:
     if (rc) mb_config_free(cfg);
     return rc;
@@ -871,6 +897,7 @@ void mb_config_free(mb_config_t *cfg)
     free(cfg->cases);
     free(cfg->path);
     free(cfg->text);
+    free(cfg->sets);
     memset(cfg, 0, sizeof *cfg);
 }
 

@@ -57,9 +57,10 @@ typedef struct mb_case {
 
 typedef struct mb_config {
     char *path;
-    char *text;                /* the file as read, for the report */
+    char *text;                /* the file as read, for the report; with --set, as run (config_set.c) */
     mb_case_t *cases;
     int n_cases;
+    char *sets;                /* "--set K=V --set K=V" as given, or NULL */
 } mb_config_t;
 
 /* Both return 0 on success, else 2 (the usage/config exit code) with a one-line message in err; cfg
@@ -67,6 +68,11 @@ typedef struct mb_config {
 int mb_config_load(const char *path, mb_config_t *cfg, char *err, size_t errlen);
 int mb_config_parse(const char *path, const char *text, mb_config_t *cfg, char *err, size_t errlen);
 void mb_config_free(mb_config_t *cfg);
+/* mb_config_load with --set KEY=VALUE overrides (config_set.c): each VALUE (JSON, else taken as a
+ * string) is checked as KEY's value, then holds for every case of the file, replacing "defaults".KEY
+ * and the key in every case entry. A bad override is exit 2 naming the argument. */
+int mb_config_load_set(const char *path, const char *const *sets, int n_sets, mb_config_t *cfg, char *err,
+                       size_t errlen);
 /* Keeps the cases whose name (e.g. "b128-q4-kv8192-h16/mode=graph") matches `pattern`, a POSIX
  * extended regular expression searched anywhere in the name ("b128|b4-q1" keeps either), in their
  * order, and frees the rest. Returns how many it kept, or -1 with a message in err for a pattern that

@@ -44,6 +44,8 @@ static void json_config(jb_t *b, cJSON *root, const mb_config_t *cfg)
     jb_put_str(b, o, "path", cfg->path);
     cJSON *parsed = cfg->text ? cJSON_Parse(cfg->text) : NULL;
     jb_put(b, o, "text", parsed ? parsed : cfg->text ? cJSON_CreateString(cfg->text) : cJSON_CreateNull());
+    /* the command line's overrides, already in the text: what ran differs from the file by these */
+    if (cfg->sets) jb_put_str(b, o, "set", cfg->sets);
 }
 
 static void json_case_def(jb_t *b, cJSON *o, const mb_case_t *c)
@@ -221,6 +223,7 @@ static void read_config(rd_t *r, const cJSON *root, mb_config_t *cfg)
     const cJSON *t = rd_item(r, o, "config.", "text");
     if (t && cJSON_IsObject(t)) cfg->text = cJSON_Print(t);
     else if (t) cfg->text = rd_strdup(r, o, "config.", "text");
+    if (cJSON_GetObjectItemCaseSensitive(o, "set")) cfg->sets = rd_strdup(r, o, "config.", "set");   /* optional */
 }
 
 static void read_kv_lens(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
@@ -541,6 +544,7 @@ void mb_report_free_read(mb_report_t *r)
         free(cfg->cases);
         free(cfg->path);
         free(cfg->text);
+        free(cfg->sets);
         free(cfg);
     }
     memset(r, 0, sizeof *r);

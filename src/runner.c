@@ -293,7 +293,8 @@ int mb_runner_main(mb_runner_t *r, char **paths, int n, mb_per_config_fn per_con
     if (!cfgs) return mb_die(MB_EXIT_GPU, "out of host memory");
     for (int i = 0; i < n && !rc; i++) {
         char err[512];
-        if (mb_config_load(paths[i], &cfgs[i], err, sizeof err)) rc = mb_die(MB_EXIT_USAGE, "%s", err);
+        if (mb_config_load_set(paths[i], r->sets.v, r->sets.n, &cfgs[i], err, sizeof err))
+            rc = mb_die(MB_EXIT_USAGE, "%s", err);
     }
     if (!rc) rc = filter_configs(r->filter, cfgs, n);
     if (!rc && !(rc = mb_runner_open(r))) {

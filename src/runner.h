@@ -14,6 +14,7 @@ typedef struct mb_runner {
     const char *dump_dir;      /* --dump, or NULL */
     const char *tuning_path;   /* --tuning, or NULL for the device's default file */
     const char *filter;        /* --filter: only the cases whose names match (mb_config_filter) */
+    mb_optlist_t sets;         /* --set KEY=VALUE, for every config (mb_config_load_set) */
     int quiet, fault;
     mb_gpu_t g;
     mb_env_t env;

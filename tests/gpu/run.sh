@@ -136,10 +136,19 @@ result "timeout -s INT (signal delivered twice): finished cases written, marked 
 run_expect dump 0 --out "$TMP/d" --dump "$TMP/dump" "$HERE/../../configs/smoke.json"
 grep -Eq '"l2":[[:space:]]*"cold-clean"' "$TMP/d/smoke.json" 2>/dev/null
 result "l2 cold-clean: run and recorded as such (smoke.json)" $? "no cold-clean case in $TMP/d/smoke.json"
-# --filter runs only the matching cases, and the tables hold those alone.
-run_expect filter 0 --out "$TMP/f" --filter '^ragged|wide' "$HERE/../../configs/smoke.json"
+# --filter runs only the matching cases, and the tables hold those alone; --set placements=1 times
+# each on one workspace, and the JSON records the override.
+run_expect filter 0 --out "$TMP/f" --filter '^ragged|wide' --set placements=1 "$HERE/../../configs/smoke.json"
 [ "$(tail -n +2 "$TMP/f/smoke.csv" 2>/dev/null | cut -d, -f1 | tr '\n' ' ')" = "ragged-list ragged-uniform wide " ]
 result "--filter: the tables hold ragged-list, ragged-uniform and wide alone" $? "got: $(tail -n +2 "$TMP/f/smoke.csv" 2>/dev/null | cut -d, -f1 | tr '\n' ' ')"
+python3 - "$TMP/f/smoke.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = d["config"].get("set") == "--set placements=1" and all(c.get("placements") == 1 for c in d["cases"])
+print("--set placements=1: config.set %r, placements %s" % (d["config"].get("set"), [c.get("placements") for c in d["cases"]]))
+sys.exit(0 if ok and d["cases"] else 1)
+PY
+result "--set placements=1: every case on one placement, the override recorded" $? "see the line above"
 run_expect dump-paged 0 --out "$TMP/dp" --dump "$TMP/dump" "$HERE/dump-paged.json"
 if python3 -c 'import numpy' 2>/dev/null; then
     python3 "$HERE/recheck_dump.py" "$TMP/dump"; result "dump re-checked in numpy" $? "numpy disagrees with the tool"

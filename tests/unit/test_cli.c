@@ -95,6 +95,17 @@ static void filter_option(void)
     CHECK(mb("check --filter '[' configs/smoke.json") == 2 && strstr(out, "not a regular expression"));
 }
 
+/* --set is checked before the GPU is looked for, as the config's own keys are; check shows it. */
+static void set_option(void)
+{
+    CHECKF(mb("run --set placements=99 configs/smoke.json") == 2 &&
+           strstr(out, "--set placements=99: placements: expected integer in [1, 8], got 99") && unit_lines(out) == 1, "%s", out);
+    CHECKF(mb("sweep --set placement=8 configs/smoke.json") == 2 && strstr(out, "did you mean \"placements\""), "%s", out);
+    CHECKF(mb("run --set placements=8 --set l2=hot configs/smoke.json") == 4 && strstr(out, "no GPU found"), "%s", out);
+    CHECKF(mb("check --quiet --set placements=8 --set 'mode=[\"eager\", \"graph\"]' configs/smoke.json") == 0 &&
+           strstr(out, "configs/smoke.json: ok, 12 cases with --set placements=8 --set mode="), "%s", out);
+}
+
 /* The gate on pairs recorded on the H200 (results/h200/gate): the same binary twice must not be called a
  * regression above the A/A spread; a build with one extra pass over the KV cache must be. No GPU
  * needed: recorded files. A whole run can read one case slow: the pair recorded for v93 had b32-q4-kv1024
@@ -197,6 +208,7 @@ void suite_cli(void)
     RUN(option_parsing);
     RUN(run_without_gpu);
     RUN(filter_option);
+    RUN(set_option);
     RUN(gate_on_recorded_pairs);
     RUN(perf_gate_confirms);
 }

@@ -100,7 +100,7 @@ static void build(run_t *r, const spec_t *specs, int n, const char *device)
 {
     memset(r, 0, sizeof *r);
     for (int i = 0; i < n && i < MAXC; i++) fill_case(r, i, &specs[i]);
-    r->cfg = (mb_config_t){NULL, NULL, r->cases, n};
+    r->cfg = (mb_config_t){NULL, NULL, r->cases, n, NULL};
     snprintf(r->rep.env.tool_version, sizeof r->rep.env.tool_version, "0.1.0");
     snprintf(r->rep.env.device, sizeof r->rep.env.device, "%s", device);
     snprintf(r->rep.env.arch, sizeof r->rep.env.arch, "sm_90");

@@ -885,6 +885,48 @@ static void config_filter(void)
     CHECK(cleared(&cfg));
 }
 
+/* --set: a key for every case, over "defaults" and over the entries' own (kv_len replacing kv_lens),
+ * its value JSON or else text; each bad override is exit 2 naming the argument, and an error the
+ * overrides cause in the file says they were there. */
+static void config_set(void)
+{
+    char path[] = "/tmp/mb-set-XXXXXX", text[TEXT_LEN], err[ERR_LEN] = "";
+    dq(text, sizeof text, "{'defaults': {'placements': 2, 'mode': ['eager', 'graph']}, 'cases': ["
+                          "{'name': 'a', 'batch': 4, 'kv_len': 100, 'placements': 3, 'l2': 'cold'},"
+                          "{'name': 'b', 'batch': 3, 'kv_lens': [5, 6, 7], 'q_len': 2}]}");
+    if (write_temp(path, text, strlen(text))) { CHECK(0); return; }
+    mb_config_t cfg;
+    const char *sets[] = {"placements=8", "mode=graph", "l2=hot", "kv_len=64"};
+    CHECKF(mb_config_load_set(path, sets, 4, &cfg, err, sizeof err) == 0, "%s", err);
+    CHECK(cfg.n_cases == 2 && cfg.sets && !strcmp(cfg.sets, "--set placements=8 --set mode=graph --set l2=hot --set kv_len=64"));
+    for (int i = 0; i < cfg.n_cases; i++) {
+        const mb_case_t *c = &cfg.cases[i];
+        CHECKF(c->placements == 8 && c->mode == MB_MODE_GRAPH && c->l2 == MB_L2_HOT && c->kv_lens[0] == 64, "%s", c->name);
+    }
+    CHECK(cfg.n_cases == 2 && cfg.cases[1].batch == 3 && cfg.cases[1].kv_lens[2] == 64 && !strcmp(cfg.cases[1].name, "b"));
+    CHECK(cfg.text && strstr(cfg.text, "\"placements\":\t8") && !strstr(cfg.text, "kv_lens"));
+    mb_config_free(&cfg);
+    const char *grid[] = {"mode=[\"eager\", \"graph\"]"};
+    CHECK(mb_config_load_set(path, grid, 1, &cfg, err, sizeof err) == 0 && cfg.n_cases == 4);
+    mb_config_free(&cfg);
+    const struct { const char *set, *msg; } bad[] = {
+        {"placements=99", "--set placements=99: placements: expected integer in [1, 8], got 99"},
+        {"placement=8", "--set placement=8: unknown key \"placement\" (did you mean \"placements\"?)"},
+        {"name=x", "--set name=x: each case has a name of its own; one cannot be set for all"},
+        {"=8", "--set '=8': expected KEY=VALUE, e.g. placements=8 or l2=hot"},
+        {"l2=lukewarm", "--set l2=lukewarm: l2: expected \"cold\", \"hot\" or \"cold-clean\", got \"lukewarm\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECKF(mb_config_load_set(path, &bad[i].set, 1, &cfg, err, sizeof err) == 2 && !strcmp(err, bad[i].msg),
+               "%s: %s", bad[i].set, err);
+        CHECK(cleared(&cfg));
+    }
+    const char *causal[] = {"kv_len=1"};   /* shorter than case b's q_len 2: the file's case, the override named */
+    CHECK(mb_config_load_set(path, causal, 1, &cfg, err, sizeof err) == 2);
+    CHECKF(strstr(err, "cases[1]") && strstr(err, " (with --set kv_len=1)"), "%s", err);
+    unlink(path);
+}
+
 static void config_err_buffer(void)
 {
     mb_config_t cfg;
@@ -952,6 +994,7 @@ void suite_config(void)
     RUN(config_gpu_test_configs);
     RUN(config_free_is_safe);
     RUN(config_filter);
+    RUN(config_set);
     RUN(config_err_buffer);
     RUN(config_mode_name_and_total_kv);
 }

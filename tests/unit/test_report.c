@@ -38,7 +38,7 @@ static void fixture(fixture_t *x)
     static char path[] = "configs/smoke.json";
     static char text[] = "{\"cases\": [{\"batch\": 4}]}";
     memset(x, 0, sizeof *x);
-    x->cfg = (mb_config_t){path, text, x->cases, NCASES};
+    x->cfg = (mb_config_t){path, text, x->cases, NCASES, NULL};
     for (int i = 0; i < NCASES; i++) {
         mb_case_t *c = &x->cases[i];
         snprintf(c->name, sizeof c->name, "%s", names[i]);
@@ -231,6 +231,7 @@ static void test_json_roundtrip(void)
     CHECK(back.interrupted == 0 && back.n_results == NCASES);
     CHECK(back.config && back.config->n_cases == NCASES);
     CHECK(back.config && back.config->path && !strcmp(back.config->path, x.cfg.path));
+    CHECK(back.config && !back.config->sets);   /* a run without --set has none */
     /* The config text went in as JSON, so it comes back reprinted but equal as JSON. */
     cJSON *a = cJSON_Parse(x.cfg.text), *b = back.config ? cJSON_Parse(back.config->text) : NULL;
     CHECK(a && b && cJSON_Compare(a, b, 1));
@@ -447,6 +448,27 @@ static void test_throttle_note(void)
     CHECK(buf && strstr(buf, "SM clock peak 1980 MHz") != NULL);
     CHECK(buf && strstr(buf, "  1700  ") != NULL && strstr(buf, "  1200  ") != NULL);
     free(buf);
+}
+
+/* The command line's --set overrides go with the config into the JSON and the Markdown header. */
+static void test_config_sets(void)
+{
+    fixture_t x;
+    fixture(&x);
+    static char sets[] = "--set placements=8 --set l2=hot";
+    x.cfg.sets = sets;
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "sets.json");
+    CHECKF(mb_report_write_json(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    mb_report_t back;
+    CHECKF(mb_report_read_json(path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.config && back.config->sets && !strcmp(back.config->sets, sets));
+    mb_report_free_read(&back);
+    tpath(path, sizeof path, "sets.md");
+    CHECKF(mb_report_write_md(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    char *text = slurp(path, NULL);
+    CHECKF(text && strstr(text, "- config: configs/smoke.json (--set placements=8 --set l2=hot)\n"), "%s", text);
+    free(text);
 }
 
 static void test_json_config_not_json(void)
@@ -948,6 +970,7 @@ void suite_report(void)
     RUN(test_json_clock_optional);
     RUN(test_sm_mhz);
     RUN(test_throttle_note);
+    RUN(test_config_sets);
     RUN(test_json_config_not_json);
     RUN(test_jb_write);
     RUN(test_json_reader_rejects);
