@@ -205,10 +205,21 @@ void mb_report_summary(FILE *f, const mb_report_t *r, int markdown)
     for (int i = 0; i < r->n_results; i++) {
         const mb_case_result_t *cr = &r->results[i];
         if (mb_sm_throttled(cr, &r->env))
-            fprintf(f, "%sclock: %s ran at %.0f MHz, under %.0f%% of the SM's peak %.0f MHz (power or heat "
-                    "throttling, or another job on the GPU): its times are not the chip's best\n", item,
+            fprintf(f, "%sclock: %s ran at %.0f MHz, under %.0f%% of the SM's peak %.0f MHz (the chip's clock "
+                    "management under this load, or another job on the GPU): its times are not the chip's best\n", item,
                     cr->c->name, cr->sm_mhz, MB_THROTTLE_FRACTION * 100.0, r->env.sm_clock_max_mhz);
+        if (mb_noisy(cr))
+            fprintf(f, "%snoise: %s stopped at %s with ±%.2f%%, short of its target ±%.2f%%: its time is known less "
+                    "well than asked (raise \"max_seconds\", or look for other work on the GPU)\n", item, cr->c->name,
+                    cr->stop_reason, cr->time.rse * 100.0, cr->c->target_rse * 100.0);
     }
+}
+
+int mb_noisy(const mb_case_result_t *cr)
+{
+    const char *why = cr->stop_reason;
+    return cr->time.n > 0 && cr->c->target_rse > 0 && why && (!strcmp(why, "max_seconds") || !strcmp(why, "max_runs")) &&
+           cr->time.rse > cr->c->target_rse;
 }
 
 int mb_sm_throttled(const mb_case_result_t *cr, const mb_env_t *e)

@@ -50,6 +50,10 @@ void mb_report_summary(FILE *f, const mb_report_t *r, int markdown);
  * device's peak: its times are not what the chip does at full clock (nvbench's warning threshold). */
 #define MB_THROTTLE_FRACTION 0.75
 int mb_sm_throttled(const mb_case_result_t *cr, const mb_env_t *e);
+/* A case whose stop rule ran out (max_seconds or max_runs) with its relative standard error still over
+ * target_rse (nvbench's "stopped at the time limit, noise X %" warning); files without the stop rule
+ * never are. */
+int mb_noisy(const mb_case_result_t *cr);
 /* "pass", "fail", "error". */
 const char *mb_status_name(mb_case_status_t s);
 /* Splits as the tables show them: the most any batch got, "a" appended when the case asked for

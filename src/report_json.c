@@ -75,6 +75,13 @@ static void json_case_def(jb_t *b, cJSON *o, const mb_case_t *c)
     jb_put(b, o, "seed", cJSON_CreateRaw(seed));
     jb_put_num(b, o, "q_std", c->q_std);
     jb_put_num(b, o, "kv_std", c->kv_std);
+    /* the stop rule the case was timed under, so that a reader can tell a noisy time from a short one */
+    cJSON *sr = jb_put(b, o, "stop_rule", cJSON_CreateObject());
+    jb_put_num(b, sr, "warmup", c->warmup);
+    jb_put_num(b, sr, "min_runs", c->min_runs);
+    jb_put_num(b, sr, "max_runs", c->max_runs);
+    jb_put_num(b, sr, "target_rse", c->target_rse);
+    jb_put_num(b, sr, "max_seconds", c->max_seconds);
 }
 
 static void json_check(jb_t *b, cJSON *o, const mb_case_result_t *cr)
@@ -287,6 +294,16 @@ static void read_case_def(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
     else rd_fail(r, w, "seed", "expected an unsigned integer");
     c->q_std = rd_num(r, o, w, "q_std");
     c->kv_std = rd_num(r, o, w, "kv_std");
+    /* Optional: files written before it have none (0s: unknown, which no note reads as noise). */
+    if (!cJSON_GetObjectItemCaseSensitive(o, "stop_rule")) return;
+    char w2[64];
+    snprintf(w2, sizeof w2, "%sstop_rule.", w);
+    const cJSON *sr = rd_obj(r, o, w, "stop_rule");
+    c->warmup = rd_int(r, sr, w2, "warmup");
+    c->min_runs = rd_int(r, sr, w2, "min_runs");
+    c->max_runs = rd_int(r, sr, w2, "max_runs");
+    c->target_rse = rd_num(r, sr, w2, "target_rse");
+    c->max_seconds = rd_num(r, sr, w2, "max_seconds");
 }
 
 static void read_check(rd_t *r, const cJSON *o, const char *w, mb_case_t *c, mb_check_t *k)

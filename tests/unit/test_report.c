@@ -61,6 +61,11 @@ static void fixture(fixture_t *x)
         c->rtol = 1e-2;
         c->max_rel_l2 = 5e-3;
         c->page_size = i == 0 ? 0 : i == 1 ? 16 : 64;   /* flat, paged contiguous, paged shuffled */
+        c->warmup = 3 + i;
+        c->min_runs = 10;
+        c->max_runs = 1000 + i;
+        c->target_rse = 0.005;
+        c->max_seconds = 2.5;
         c->page_order = i == 1 ? MB_PAGES_CONTIGUOUS : MB_PAGES_SHUFFLED;
 
         mb_case_result_t *r = &x->res[i];
@@ -190,6 +195,8 @@ static void check_case_equal(const mb_case_result_t *a, const mb_case_result_t *
     CHECK(ca->q_std == cb->q_std && ca->kv_std == cb->kv_std);
     CHECK(ca->page_size == cb->page_size && (!ca->page_size || ca->page_order == cb->page_order));
     CHECK(ca->atol == cb->atol && ca->rtol == cb->rtol && ca->max_rel_l2 == cb->max_rel_l2);
+    CHECK(ca->warmup == cb->warmup && ca->min_runs == cb->min_runs && ca->max_runs == cb->max_runs);
+    CHECK(ca->target_rse == cb->target_rse && ca->max_seconds == cb->max_seconds);
     CHECK(a->status == b->status && !strcmp(a->error, b->error) && !strcmp(a->kernel, b->kernel));
     CHECK(a->splits_max == b->splits_max && a->units == b->units && a->ctas == b->ctas);
     CHECK(a->slots == b->slots && a->reduces == b->reduces && a->plan_built == b->plan_built && a->plan_id == b->plan_id);
@@ -427,6 +434,39 @@ static void test_sm_mhz(void)
     CHECK(mb_sm_mhz(NULL, NULL, 4) == 0.0 && mb_sm_mhz(cyc, ns, 0) == 0.0);
     const double c2[2] = {100, 1900}, n2[2] = {1000, 1000};      /* per-sample ratios 0.1 and 1.9 GHz */
     CHECK(fabs(mb_sm_mhz(c2, n2, 2) - 1000.0) < 1e-9);
+}
+
+/* A case whose stop rule ran out short of its target is named, with both figures; one that reached it,
+ * one without a stop rule (an older file) and one that stopped short but within target are not. */
+static void test_noise_note(void)
+{
+    fixture_t x;
+    fixture(&x);
+    x.cases[1].target_rse = 0.001;                                  /* max_runs at 0.312 %: noisy */
+    x.cases[0].target_rse = 0.001;                                  /* stopped at target_rse: never */
+    CHECK(mb_noisy(&x.res[1]) && !mb_noisy(&x.res[0]) && !mb_noisy(&x.res[2]));
+    char *buf = console(&x.rep, 0);
+    CHECKF(buf && strstr(buf, "noise: graph|hot stopped at max_runs with ±0.31%, short of its target ±0.10%") &&
+           !strstr(buf, "noise: b4"), "%s", buf);
+    free(buf);
+    x.cases[1].target_rse = 0.005;                                  /* within target though the runs ran out */
+    CHECK(!mb_noisy(&x.res[1]));
+    x.cases[1].target_rse = 0;                                      /* unknown: files before the stop rule */
+    CHECK(!mb_noisy(&x.res[1]));
+    /* The stop rule in the file is optional (older files), but whole when present. */
+    char path[128], err[512] = "";
+    cJSON *root = fixture_as_json("stop-rule.json", path, sizeof path);
+    cJSON *c1 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cases"), 1);
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(c1, "stop_rule"), "min_runs");
+    mb_report_t back;
+    CHECK(read_edited(root, path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, "cases[1].stop_rule.min_runs"), "%s", err);
+    cJSON_DeleteItemFromObject(c1, "stop_rule");
+    CHECKF(read_edited(root, path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.n_results > 1 && back.results[1].c->target_rse == 0 && !mb_noisy(&back.results[1]));
+    CHECK(back.n_results > 1 && back.results[0].c->max_runs == 1000);
+    mb_report_free_read(&back);
+    cJSON_Delete(root);
 }
 
 /* The console names the case that ran throttled (under 75 % of the peak), and no other. */
@@ -970,6 +1010,7 @@ void suite_report(void)
     RUN(test_json_clock_optional);
     RUN(test_sm_mhz);
     RUN(test_throttle_note);
+    RUN(test_noise_note);
     RUN(test_config_sets);
     RUN(test_json_config_not_json);
     RUN(test_jb_write);
