@@ -83,8 +83,10 @@ static void md_body(FILE *f, const mb_report_t *r)
             e->gpu_id[0] ? ", " : "", e->gpu_id);
     fprintf(f, "- date: %s\n", e->date);
     fprintf(f, "- tool: mla-bench %s (commit %s)\n", e->tool_version, e->git_commit);
-    fprintf(f, "- config: %s%s%s%s\n", cfg, r->config && r->config->sets ? " (" : "",
-            r->config && r->config->sets ? r->config->sets : "", r->config && r->config->sets ? ")" : "");
+    const char *sets = r->config ? r->config->sets : NULL;
+    fprintf(f, "- config: %s", cfg);
+    if (sets) fprintf(f, " (%s)", sets);
+    fputc('\n', f);
     fprintf(f, "- copy bandwidth: %.2f TB/s (device-to-device, measured)\n", e->copy_tbps);
     fprintf(f, "- launch floor: %.2f µs\n", e->launch_floor_us);
     if (e->sm_clock_max_mhz > 0) fprintf(f, "- SM clock peak: %.0f MHz (reported by the device)\n", e->sm_clock_max_mhz);

@@ -70,8 +70,14 @@ static int one_sample(mb_ws_t *ws, mb_gpu_t *g, int i, double *total, double *st
     GPU_CHECK(hipEventRecord(g->ev[0], g->stream));
     if (mb_path_call(ws, g->stream, ws->c->mode, staged ? &g->ev[1] : NULL, err, errlen)) return 4;
     GPU_CHECK(hipEventRecord(g->ev[4], g->stream));
-    if (clk) GPU_CHECK(mb_launch_sm_stamp(g->stamps + 2, g->sm_count, g->stream));
-    GPU_CHECK(hipEventSynchronize(g->ev[4]));
+    if (clk) {
+        /* One wait for both: the stamps' copy is queued behind ev[4]. */
+        GPU_CHECK(mb_launch_sm_stamp(g->stamps + 2, g->sm_count, g->stream));
+        GPU_CHECK(hipMemcpyAsync(st, g->stamps, sizeof st, hipMemcpyDeviceToHost, g->stream));
+        GPU_CHECK(hipStreamSynchronize(g->stream));
+    } else {
+        GPU_CHECK(hipEventSynchronize(g->ev[4]));
+    }
     GPU_CHECK(hipEventElapsedTime(&ms, g->ev[0], g->ev[4]));
     *total = ms * 1e3;
     if (staged) {
@@ -81,8 +87,6 @@ static int one_sample(mb_ws_t *ws, mb_gpu_t *g, int i, double *total, double *st
         }
     }
     if (clk) {
-        GPU_CHECK(hipMemcpyAsync(st, g->stamps, sizeof st, hipMemcpyDeviceToHost, g->stream));
-        GPU_CHECK(hipStreamSynchronize(g->stream));
         const int known = st[0] && st[1] && st[2] > st[0] && st[3] > st[1];
         clk[0] = known ? (double)(st[3] - st[1]) : 0.0;
         clk[1] = known ? (double)(st[2] - st[0]) * 1e6 / g->timer_khz : 0.0;
