@@ -50,7 +50,7 @@ else ifeq ($(GPU),amd)
   LINK        = $(HIPCC) -o $@ $^ $(CJSON_LIBS) -lm
 endif
 
-.PHONY: all test test-gpu kernels-amd clean deps-check
+.PHONY: all test test-san test-gpu kernels-amd clean deps-check
 all: deps-check $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test $(BUILD)/sm90-wgmma-rate $(BUILD)/mla-bench-stall)
 
 deps-check:
@@ -90,6 +90,19 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(HOST_OBJ)
 # Host tests (no GPU): unit suites plus the CLI's exit codes, one summary line at the end.
 test: $(BUILD)/unit-tests $(BUILD)/mla-bench
 	MLA_BENCH=$(BUILD)/mla-bench $(BUILD)/unit-tests
+
+# The host code and its unit suites under AddressSanitizer and UndefinedBehaviorSanitizer, the
+# readers' malformed-input suite (tests/unit/test_robust.c) with ten times its mutants: a read past a
+# buffer that happens not to crash in `make test` stops here. CI runs it after `make test`.
+SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_OBJ := $(HOST_SRC:%.c=$(BUILD)/san/%.o) $(UNIT_SRC:%.c=$(BUILD)/san/%.o)
+$(SAN_OBJ): $(BUILD)/san/%.o: %.c $(wildcard src/*.h kernels/*.h tests/unit/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -O1 $(SAN) $(CJSON_CFLAGS) -Isrc -Ikernels -Itests/unit $(GPU_CFLAGS) -c $< -o $@
+$(BUILD)/unit-tests-san: $(SAN_OBJ)
+	$(CC) $(SAN) -o $@ $^ $(CJSON_LIBS) -lm
+test-san: $(BUILD)/unit-tests-san $(BUILD)/mla-bench
+	MLA_BENCH=$(BUILD)/mla-bench MB_ROBUST_MUTANTS=4000 $(BUILD)/unit-tests-san
 
 test-gpu: $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test $(BUILD)/mla-bench-stall)
 	bash tests/gpu/run.sh $(BUILD)/mla-bench

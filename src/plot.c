@@ -12,6 +12,7 @@
 #include "sweep.h"
 
 enum { MAX_CASES = 512 };
+_Static_assert(MB_MAX_SPLITS == 256, "the sweep reader's messages say 256");
 
 /* Effective TB/s per case, bars, against the copy bandwidth the tool measured on the same device. */
 static int plot_run(const char *json_path, const char *svg_path, char *err, size_t errlen)
@@ -42,10 +43,35 @@ out:
     return rc;
 }
 
-/* One panel a shape: median time against splits (log2 axis), the fastest point and "auto" marked. */
+/* A sweep point's split count: "auto", or an integer a config could ask for. 0 for "auto". */
+static int point_splits(rd_t *r, const cJSON *pt, const char *where)
+{
+    const cJSON *sp = rd_item(r, pt, where, "splits");
+    if (!sp) return -1;
+    if (cJSON_IsString(sp) && !strcmp(sp->valuestring, "auto")) return 0;
+    double v = cJSON_IsNumber(sp) ? sp->valuedouble : NAN;
+    if (!(v >= 1 && v <= MB_MAX_SPLITS && v == floor(v))) {
+        rd_fail(r, where, "splits", "expected \"auto\" or an integer in [1, 256]");
+        return -1;
+    }
+    return (int)v;
+}
+
+/* A time the chart draws: > 0, or null (nothing was timed). */
+static double point_time(rd_t *r, const cJSON *o, const char *where, const char *key)
+{
+    double t = rd_num(r, o, where, key);
+    if (!r->bad && !isnan(t) && !(t > 0 && t < 1e12)) rd_fail(r, where, key, "expected a time in µs (> 0) or null");
+    return t;
+}
+
+/* One panel a shape: median time against splits (log2 axis), the fastest point and "auto" marked.
+ * Every field the chart uses is checked, so a hand-edited or cut file fails naming the field. */
 static int plot_sweep(cJSON *root, const char *json_path, const char *svg_path, char *err, size_t errlen)
 {
-    const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(root, "shapes");
+    static const char *const status[] = { "pass", "fail", "error" };
+    rd_t r = { json_path, err, errlen, 0 };
+    const cJSON *shapes = rd_arr(&r, root, "", "shapes");
     int n = cJSON_GetArraySize(shapes), rc = 4;
     if (n > MAX_CASES) n = MAX_CASES;
     mb_svg_chart_t *panels = calloc(n ? n : 1, sizeof *panels);
@@ -53,44 +79,59 @@ static int plot_sweep(cJSON *root, const char *json_path, const char *svg_path, 
     mb_svg_mark_t *marks = calloc(n ? n : 1, sizeof *marks);
     double (*xy)[4][MB_SWEEP_MAX_POINTS] = calloc(n ? n : 1, sizeof *xy);
     char (*labels)[2][96] = calloc(n ? n : 1, sizeof *labels);
-    char title[256];
+    char title[256], w[64];
     if (!panels || !series || !marks || !xy || !labels) { snprintf(err, errlen, "out of memory"); goto out; }
-    for (int g = 0; g < n; g++) {
-        const cJSON *sh = cJSON_GetArrayItem(shapes, g), *pts = cJSON_GetObjectItemCaseSensitive(sh, "points");
+    for (int g = 0; g < n && !r.bad; g++) {
+        const cJSON *sh = cJSON_GetArrayItem(shapes, g);
+        snprintf(w, sizeof w, "shapes[%d].", g);
+        if (!cJSON_IsObject(sh)) { rd_fail(&r, w, "", "expected an object"); break; }
+        const cJSON *pts = rd_arr(&r, sh, w, "points");
         int k = 0;
         double auto_t = NAN, auto_s = NAN;
-        for (int p = 0; p < cJSON_GetArraySize(pts) && k < MB_SWEEP_MAX_POINTS; p++) {
-            const cJSON *pt = cJSON_GetArrayItem(pts, p), *sp = cJSON_GetObjectItemCaseSensitive(pt, "splits");
-            const cJSON *med = cJSON_GetObjectItemCaseSensitive(pt, "median_us");
-            const cJSON *st = cJSON_GetObjectItemCaseSensitive(pt, "status");
-            double t = cJSON_IsNumber(med) && cJSON_IsString(st) && !strcmp(st->valuestring, "pass") ? med->valuedouble : NAN;
-            if (cJSON_IsString(sp)) {   /* "auto": drawn at the count it chose */
+        for (int p = 0; p < cJSON_GetArraySize(pts) && k < MB_SWEEP_MAX_POINTS && !r.bad; p++) {
+            const cJSON *pt = cJSON_GetArrayItem(pts, p);
+            snprintf(w, sizeof w, "shapes[%d].points[%d].", g, p);
+            if (!cJSON_IsObject(pt)) { rd_fail(&r, w, "", "expected an object"); break; }
+            int splits = point_splits(&r, pt, w);
+            int st = rd_choice(&r, pt, w, "status", status, 3, "expected pass, fail or error");
+            double t = point_time(&r, pt, w, "median_us");
+            if (r.bad) break;
+            if (st != 0) t = NAN;   /* only passing points are drawn */
+            if (splits == 0) {      /* "auto": drawn at the count it chose */
+                int chose = rd_int(&r, pt, w, "splits_max");   /* 0 where no plan was built */
+                if (!r.bad && !(chose >= 0 && chose <= MB_MAX_SPLITS))
+                    rd_fail(&r, w, "splits_max", "expected an integer in [0, 256]");
                 auto_t = t;
-                auto_s = cJSON_GetObjectItemCaseSensitive(pt, "splits_max")->valuedouble;
+                auto_s = chose > 0 ? chose : NAN;
                 continue;
             }
-            xy[g][0][k] = sp->valuedouble;
+            xy[g][0][k] = splits;
             xy[g][1][k++] = t;
         }
+        if (r.bad) break;
+        snprintf(w, sizeof w, "shapes[%d].", g);
         xy[g][2][0] = auto_s;
         xy[g][3][0] = auto_t;
         series[2 * g] = (mb_svg_series_t){ g ? NULL : "num_kv_splits = N", xy[g][0], xy[g][1], k, NULL, "#4e79a7",
                                           NULL, MB_SVG_LINE | MB_SVG_POINTS };
         series[2 * g + 1] = (mb_svg_series_t){ g ? NULL : "\"auto\" (at the count it chose)", xy[g][2], xy[g][3], 1,
                                               NULL, "#f28e2b", NULL, MB_SVG_POINTS };
-        const cJSON *bs = cJSON_GetObjectItemCaseSensitive(sh, "best_splits");
-        const cJSON *bt = cJSON_GetObjectItemCaseSensitive(sh, "best_median_us");
         int nm = 0;
-        if (cJSON_IsNumber(bs) && cJSON_IsNumber(bt)) {
-            snprintf(labels[g][1], sizeof labels[g][1], "best: %d splits, %.1f µs", bs->valueint, bt->valuedouble);
-            marks[g] = (mb_svg_mark_t){ bs->valuedouble, bt->valuedouble, labels[g][1] };
-            nm = 1;
+        if (cJSON_GetObjectItemCaseSensitive(sh, "best_splits")) {   /* only when a point passed */
+            int bs = rd_int(&r, sh, w, "best_splits");
+            double bt = point_time(&r, sh, w, "best_median_us");
+            if (!r.bad && !(bs >= 1 && bs <= MB_MAX_SPLITS)) rd_fail(&r, w, "best_splits", "expected an integer in [1, 256]");
+            if (r.bad) break;
+            snprintf(labels[g][1], sizeof labels[g][1], "best: %d splits, %.1f µs", bs, bt);
+            marks[g] = (mb_svg_mark_t){ bs, bt, labels[g][1] };
+            nm = !isnan(bt);
         }
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(sh, "shape");
         snprintf(labels[g][0], sizeof labels[g][0], "%s", cJSON_IsString(name) ? name->valuestring : "?");
         panels[g] = (mb_svg_chart_t){ labels[g][0], "num_kv_splits", "time per call (µs)", 1, NULL, 0, 1,
                                       &series[2 * g], 2, NULL, 0, &marks[g], nm };
     }
+    if (r.bad) { rc = 2; goto out; }
     const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
     snprintf(title, sizeof title, "%s: median GPU time per call against num_kv_splits (%s)", json_path,
              cJSON_IsString(dev) ? dev->valuestring : "?");
@@ -157,6 +198,10 @@ int mb_plot_file(const char *json_path, const char *svg_path, char *err, size_t 
     if (!text) return 2;
     cJSON *root = cJSON_Parse(text);
     free(text);
+    if (!root) {
+        snprintf(err, errlen, "%s: not valid JSON", json_path);
+        return 2;
+    }
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
     const char *s = cJSON_IsString(schema) ? schema->valuestring : "";
     int rc;

@@ -86,7 +86,8 @@ int mb_runner_splits(mb_runner_t *r, const mb_case_t *c, char *how)
         r->tuning_loaded = 1;
     }
     mb_tuning_key(c, r->kinfo.tuning_id, key, sizeof key);
-    int best = mb_tuning_best(&r->tuning, key);
+    int best = mb_tuning_best(&r->tuning, key, err, sizeof err);
+    if (best < 0) { mb_die(MB_EXIT_USAGE, "%s", err); return -1; }
     if (best > 0) { *how = 't'; return best; }
     *how = 'a';
     r->tuned_misses++;

@@ -33,6 +33,10 @@ int mb_tuning_load(const char *path, mb_tuning_t *t, char *err, size_t errlen)
     free(text);
     const cJSON *schema = root ? cJSON_GetObjectItemCaseSensitive(root, "schema") : NULL;
     const cJSON *entries = root ? cJSON_GetObjectItemCaseSensitive(root, "entries") : NULL;
+    if (!root) {
+        snprintf(err, errlen, "%s: not valid JSON", path);
+        return 2;
+    }
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, MB_TUNING_SCHEMA) || !cJSON_IsObject(entries)) {
         snprintf(err, errlen, "%s: not a tuning file: expected schema \"%s\" and an \"entries\" object", path,
                  MB_TUNING_SCHEMA);
@@ -43,11 +47,22 @@ int mb_tuning_load(const char *path, mb_tuning_t *t, char *err, size_t errlen)
     return 0;
 }
 
-int mb_tuning_best(const mb_tuning_t *t, const char *key)
+int mb_tuning_best(const mb_tuning_t *t, const char *key, char *err, size_t errlen)
 {
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t->root, "entries"), key);
+    if (!e) return 0;
+    /* A hand-edited entry must not reach the plan as a count no config could ask for (or a truncated
+     * 2.5): the same range a config's num_kv_splits has. */
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "best_splits");
-    return cJSON_IsNumber(b) && b->valueint >= 1 ? b->valueint : 0;
+    double v = cJSON_IsNumber(b) ? b->valuedouble : 0.0;
+    if (!cJSON_IsObject(e) || !cJSON_IsNumber(b) || !(v >= 1 && v <= MB_MAX_SPLITS) || v != (double)(int)v) {
+        char *got = b ? cJSON_PrintUnformatted(b) : NULL;
+        snprintf(err, errlen, "%s: entries[\"%s\"].best_splits: expected integer in [1, %d], got %s", t->path, key,
+                 MB_MAX_SPLITS, !cJSON_IsObject(e) ? "an entry that is not an object" : got ? got : "nothing");
+        free(got);
+        return -1;
+    }
+    return (int)v;
 }
 
 int mb_tuning_set(mb_tuning_t *t, const char *key, const char *device, int best, const int *splits,

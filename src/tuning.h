@@ -15,8 +15,9 @@ typedef struct mb_tuning {
 
 /* A missing file is an empty table (0); an unreadable or malformed one is exit 2 with the path in err. */
 int mb_tuning_load(const char *path, mb_tuning_t *t, char *err, size_t errlen);
-/* Best split count recorded for key, or 0. */
-int mb_tuning_best(const mb_tuning_t *t, const char *key);
+/* Best split count recorded for key; 0 when key has no entry; -1 with err naming the file and the field
+ * when its entry is malformed (best_splits not an integer in [1, MB_MAX_SPLITS]). */
+int mb_tuning_best(const mb_tuning_t *t, const char *key, char *err, size_t errlen);
 /* Records a swept shape: splits[i] took median_us[i]; auto chose auto_splits in auto_us. */
 int mb_tuning_set(mb_tuning_t *t, const char *key, const char *device, int best, const int *splits,
                   const double *median_us, int n, int auto_splits, double auto_us);

@@ -117,7 +117,7 @@ static void repeated_plans_not_ranked(void)
     mb_tuning_t t;
     mb_tuning_key(&cfg.cases[0], "sm90", key, sizeof key);
     CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0);
-    CHECKF(mb_tuning_best(&t, key) == 16, "tuned %d", mb_tuning_best(&t, key));
+    CHECKF(mb_tuning_best(&t, key, err, sizeof err) == 16, "tuned %d", mb_tuning_best(&t, key, err, sizeof err));
     mb_tuning_free(&t);
     mb_sweep_free(&sw);
     mb_config_free(&cfg);
@@ -166,18 +166,35 @@ static void tables_and_tuning_file(void)
     mb_tuning_key(&cfg.cases[0], "sm90", paged_key, sizeof paged_key);
     CHECKF(!strcmp(paged_key, "sm90/b2-q1-h16-kv4096-causal-page64-contiguous"), "%s", paged_key);
     cfg.cases[0].page_size = 0;
-    CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0 && mb_tuning_best(&t, key) == 8);
-    CHECK(mb_tuning_best(&t, "sm90/b9-q1-h16-kv1-causal") == 0);
+    CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0 && mb_tuning_best(&t, key, err, sizeof err) == 8);
+    CHECK(mb_tuning_best(&t, "sm90/b9-q1-h16-kv1-causal", err, sizeof err) == 0);
     CHECK(mb_tuning_set(&t, "other", env.device, 3, NULL, NULL, 0, 1, 1.0) == 0 && mb_tuning_save(&t, err, sizeof err) == 0);
     mb_tuning_free(&t);
-    CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0 && mb_tuning_best(&t, key) == 8 && mb_tuning_best(&t, "other") == 3);
+    CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0 && mb_tuning_best(&t, key, err, sizeof err) == 8 && mb_tuning_best(&t, "other", err, sizeof err) == 3);
     mb_tuning_free(&t);
     /* A missing file is an empty table; a file of another kind is refused with its path. */
     snprintf(path, sizeof path, "%s/none.json", dir);
-    CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0 && mb_tuning_best(&t, key) == 0);
+    CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0 && mb_tuning_best(&t, key, err, sizeof err) == 0);
     mb_tuning_free(&t);
     snprintf(path, sizeof path, "%s/x-sweep.json", dir);
     CHECK(mb_tuning_load(path, &t, err, sizeof err) == 2 && strstr(err, "x-sweep.json: not a tuning file"));
+    /* A hand-edited entry whose count no config could ask for is refused, naming the file and field. */
+    static const char *const bad[] = { "0", "257", "2.5", "1e300", "\"8\"", "null" };
+    snprintf(path, sizeof path, "%s/bad-tuning.json", dir);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (!f) break;
+        fprintf(f, "{\"schema\":\"%s\",\"entries\":{\"k\":{\"best_splits\":%s},\"ok\":{\"best_splits\":256}}}",
+                MB_TUNING_SCHEMA, bad[i]);
+        fclose(f);
+        CHECK(mb_tuning_load(path, &t, err, sizeof err) == 0);
+        CHECK(mb_tuning_best(&t, "ok", err, sizeof err) == 256);
+        CHECKF(mb_tuning_best(&t, "k", err, sizeof err) == -1 && strstr(err, "bad-tuning.json: entries[\"k\"].best_splits: "
+                                                                              "expected integer in [1, 256], got"),
+               "%s: %s", bad[i], err);
+        mb_tuning_free(&t);
+    }
     mb_tuning_default_path("NVIDIA H200", path, sizeof path);
     CHECK(!strcmp(path, "results/tuning/nvidia-h200.json"));
     mb_sweep_free(&sw);
