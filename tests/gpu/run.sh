@@ -149,6 +149,22 @@ print("--set placements=1: config.set %r, placements %s" % (d["config"].get("set
 sys.exit(0 if ok and d["cases"] else 1)
 PY
 result "--set placements=1: every case on one placement, the override recorded" $? "see the line above"
+# "tuned" reads the tuning file's entry for the shape: a good count is used (splits column "2t"); a
+# hand-edited count no config could ask for is refused, naming the file and the entry (exit 2).
+echo '{ "cases": [ { "name": "t", "batch": 2, "kv_len": 256, "num_kv_splits": "tuned", "min_runs": 1, "max_runs": 1, "warmup": 0, "placements": 1 } ] }' > "$TMP/tuned.json"
+for best in 2 0; do
+    printf '{"schema":"mla-bench/tuning/1","entries":{"sm90-wgmma/b2-q1-h16-kv256-causal":{"best_splits":%s},"portable/b2-q1-h16-kv256-causal":{"best_splits":%s}}}' \
+        "$best" "$best" > "$TMP/tuning-$best.json"
+    "$BIN" run --quiet --out "$TMP/tu-$best" --tuning "$TMP/tuning-$best.json" "$TMP/tuned.json" > "$TMP/tu-$best.log" 2>&1
+    rc=$?
+    if [ "$best" = 2 ]; then
+        [ "$rc" -eq 0 ] && grep -q ',2t,' "$TMP/tu-$best/tuned.csv" 2>/dev/null
+        result "tuned: the tuning file's count is used (exit $rc, splits 2t)" $? "$(tail -n 3 "$TMP/tu-$best.log")"
+    else
+        [ "$rc" -eq 2 ] && grep -q 'tuning-0.json: entries\[".*"\].best_splits: expected integer in \[1, 256\], got 0' "$TMP/tu-$best.log"
+        result "tuned: a tuning entry of 0 splits is refused by name (exit $rc, want 2)" $? "$(tail -n 3 "$TMP/tu-$best.log")"
+    fi
+done
 run_expect dump-paged 0 --out "$TMP/dp" --dump "$TMP/dump" "$HERE/dump-paged.json"
 if python3 -c 'import numpy' 2>/dev/null; then
     python3 "$HERE/recheck_dump.py" "$TMP/dump"; result "dump re-checked in numpy" $? "numpy disagrees with the tool"
