@@ -93,7 +93,7 @@ test: $(BUILD)/unit-tests $(BUILD)/mla-bench
 
 # The host code and its unit suites under AddressSanitizer and UndefinedBehaviorSanitizer, the
 # readers' malformed-input suite (tests/unit/test_robust.c) with ten times its mutants: a read past a
-# buffer that happens not to crash in `make test` stops here. CI runs it after `make test`.
+# buffer that happens not to crash in `make test` stops here. CI runs it before `make test`.
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_OBJ := $(HOST_SRC:%.c=$(BUILD)/san/%.o) $(UNIT_SRC:%.c=$(BUILD)/san/%.o)
 $(SAN_OBJ): $(BUILD)/san/%.o: %.c $(wildcard src/*.h kernels/*.h tests/unit/*.h)

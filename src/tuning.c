@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +32,12 @@ int mb_tuning_load(const char *path, mb_tuning_t *t, char *err, size_t errlen)
     }
     cJSON *root = cJSON_Parse(text);
     free(text);
-    const cJSON *schema = root ? cJSON_GetObjectItemCaseSensitive(root, "schema") : NULL;
-    const cJSON *entries = root ? cJSON_GetObjectItemCaseSensitive(root, "entries") : NULL;
     if (!root) {
         snprintf(err, errlen, "%s: not valid JSON", path);
         return 2;
     }
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(root, "entries");
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, MB_TUNING_SCHEMA) || !cJSON_IsObject(entries)) {
         snprintf(err, errlen, "%s: not a tuning file: expected schema \"%s\" and an \"entries\" object", path,
                  MB_TUNING_SCHEMA);
@@ -53,12 +54,12 @@ int mb_tuning_best(const mb_tuning_t *t, const char *key, char *err, size_t errl
     if (!e) return 0;
     /* A hand-edited entry must not reach the plan as a count no config could ask for (or a truncated
      * 2.5): the same range a config's num_kv_splits has. */
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "best_splits");
-    double v = cJSON_IsNumber(b) ? b->valuedouble : 0.0;
-    if (!cJSON_IsObject(e) || !cJSON_IsNumber(b) || !(v >= 1 && v <= MB_MAX_SPLITS) || v != (double)(int)v) {
+    const cJSON *b = cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "best_splits") : NULL;
+    const double v = cJSON_IsNumber(b) ? b->valuedouble : NAN;
+    if (!(v >= 1 && v <= MB_MAX_SPLITS && v == floor(v))) {
         char *got = b ? cJSON_PrintUnformatted(b) : NULL;
         snprintf(err, errlen, "%s: entries[\"%s\"].best_splits: expected integer in [1, %d], got %s", t->path, key,
-                 MB_MAX_SPLITS, !cJSON_IsObject(e) ? "an entry that is not an object" : got ? got : "nothing");
+                 MB_MAX_SPLITS, got ? got : cJSON_IsObject(e) ? "nothing" : "an entry that is not an object");
         free(got);
         return -1;
     }
