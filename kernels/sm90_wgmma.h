@@ -41,10 +41,12 @@ __host__ __device__ constexpr uint32_t w9_sw64_off(int row, int kbyte, int rows)
 #include <cuda_runtime.h>
 /* The TMA unit's description of a KV cache of `rows` rows x 576 bytes (device memory at kv) as a 3-D
  * tensor: 64 bytes, rows, the 9 slices of a row (strides 576 and 64), read with the 64-byte swizzle,
- * so that one box (64 x 64 x 9) is a whole tile already in the w9_sw64_off layout. The driver's
+ * so that one box (64 x 64 x 9) is a whole tile already in the w9_sw64_off layout (the L2 fills
+ * promoted to 256 bytes unless `promotion` says otherwise: tests/gpu/sm90_stream_probe.hip). The driver's
  * encoder is found through the runtime, so nothing links against libcuda. 0 or a CUresult (-1: the
  * driver has no encoder). */
-static inline int w9_encode_kv_map(CUtensorMap *map, const void *kv, uint64_t rows)
+static inline int w9_encode_kv_map(CUtensorMap *map, const void *kv, uint64_t rows,
+                                   CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
 {
     static PFN_cuTensorMapEncodeTiled_v12000 encode;
     if (!encode) {
@@ -58,7 +60,7 @@ static inline int w9_encode_kv_map(CUtensorMap *map, const void *kv, uint64_t ro
     cuuint64_t dim[3] = { 64, rows, 9 }, stride[2] = { 576, 64 };
     cuuint32_t box[3] = { 64, 64, 9 }, step[3] = { 1, 1, 1 };
     return (int)encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, (void *)kv, dim, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                       CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                       CU_TENSOR_MAP_SWIZZLE_64B, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }
 #endif
 
