@@ -46,7 +46,7 @@ __host__ __device__ constexpr uint32_t w9_sw64_off(int row, int kbyte, int rows)
  * encoder is found through the runtime, so nothing links against libcuda. 0 or a CUresult (-1: the
  * driver has no encoder). */
 static inline int w9_encode_kv_map(CUtensorMap *map, const void *kv, uint64_t rows,
-                                   CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
+                                   CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B)
 {
     static PFN_cuTensorMapEncodeTiled_v12000 encode;
     if (!encode) {
