@@ -41,8 +41,9 @@ __host__ __device__ constexpr uint32_t w9_sw64_off(int row, int kbyte, int rows)
 #include <cuda_runtime.h>
 /* The TMA unit's description of a KV cache of `rows` rows x 576 bytes (device memory at kv) as a 3-D
  * tensor: 64 bytes, rows, the 9 slices of a row (strides 576 and 64), read with the 64-byte swizzle,
- * so that one box (64 x 64 x 9) is a whole tile already in the w9_sw64_off layout (the L2 fills
- * promoted to 256 bytes unless `promotion` says otherwise: tests/gpu/sm90_stream_probe.hip). The driver's
+ * so that one box (64 x 64 x 9) is a whole tile already in the w9_sw64_off layout. The L2's fills are
+ * promoted to 128 bytes: with 256 (until v131) 128 CTAs streamed their boxes at 3.87 TB/s, with 128 at
+ * 4.13 (tests/gpu/sm90_stream_probe.hip; b128-q1 -8.3 %, results/NOTES.md, thirty-seventh session). The driver's
  * encoder is found through the runtime, so nothing links against libcuda. 0 or a CUresult (-1: the
  * driver has no encoder). */
 static inline int w9_encode_kv_map(CUtensorMap *map, const void *kv, uint64_t rows,

@@ -2,17 +2,19 @@
  * the size of b128-q1's (128 batches x 8192 tokens x 576 bytes, 604 MB) from a cold L2, by the way the
  * sm90 16-row walker loads it and by other ways. That shape streams 6-8 % under a plain read pass of
  * the same bytes (results/NOTES.md, thirty-seventh session), and neither a deeper stream (v129) nor L2
- * prefetches (v130) won it back; which trait of the access costs it decides whether a kernel change
- * can. Before every pass the L2 is flushed as mla-bench's cold flush does it (a write of twice its
+ * prefetches (v130) won it back; this probe found which trait of the access cost it. Before every pass the L2 is flushed as mla-bench's cold flush does it (a write of twice its
  * size, which leaves it full of dirty lines), and events time the pass alone. Each line: a variant,
  * the median of its passes in µs, and TB/s.
  *   ldg-sweep     1024 blocks x 256 threads, 16-byte loads sweeping the buffer together (the gate's
  *                 planted extra pass, kernels/timing.hip's read_all)
  *   ldg-own       one CTA of 512 threads a batch's region (4.7 MB), read front to back
  *   tma-box-S     one CTA a region, the decode's tile copy: one 3-D box (64 bytes x 64 rows x 9 slices,
- *                 64-byte swizzle, 256-byte L2 promotion) a 64-token tile, S stages in flight, no compute
+ *                 64-byte swizzle, L2 fills promoted to 128 bytes) a 64-token tile, S stages in flight, no compute
  *   bulk-S        the same with one 1-D bulk copy of the tile's 36,864 contiguous bytes
- *   tma-box-4-l2-128, -l2-none   tma-box-4 with the L2 fills promoted to 128 bytes, or not at all
+ *   tma-box-4-l2-256, -l2-none   tma-box-4 with the L2 fills promoted to 256 bytes (the decode's map
+ *                 until v131), or not at all
+ * Its first run (2026-12-02, 256-byte promotion then) read the box at 3.85-3.94 TB/s, 128-byte
+ * promotion 4.12-4.13, a 1-D bulk copy 4.16-4.19 and the read pass 4.03: hence v131 (results/NOTES.md).
  *   build/sm90-stream-probe   (Hopper only; exit 4 on a GPU error) */
 #include <algorithm>
 #include <stdio.h>
@@ -99,9 +101,9 @@ int main()
     CHECK(cudaMalloc(&flush, flush_bytes));
     CHECK(cudaMalloc(&sink, 4));
     CHECK(cudaMemset(kv, 0x5a, bytes));
-    CUtensorMap map, map128, map_none;
+    CUtensorMap map, map256, map_none;
     int rc = w9_encode_kv_map(&map, kv, (uint64_t)ROWS);
-    if (!rc) rc = w9_encode_kv_map(&map128, kv, (uint64_t)ROWS, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+    if (!rc) rc = w9_encode_kv_map(&map256, kv, (uint64_t)ROWS, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
     if (!rc) rc = w9_encode_kv_map(&map_none, kv, (uint64_t)ROWS, CU_TENSOR_MAP_L2_PROMOTION_NONE);
     if (rc) { fprintf(stderr, "sm90-stream-probe: cuTensorMapEncodeTiled: error %d\n", rc); return 4; }
     const int smem = MAX_STAGES * TILE_BYTES + 1024;
@@ -139,7 +141,7 @@ int main()
         snprintf(name, sizeof name, "bulk-%d", s);
         run(name, [&] { tma_stream<false><<<REGIONS, 32, smem>>>(map, kv, s); });
     }
-    run("tma-box-4-l2-128", [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map128, kv, 4); });
+    run("tma-box-4-l2-256", [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map256, kv, 4); });
     run("tma-box-4-l2-none", [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map_none, kv, 4); });
     return 0;
 }
