@@ -117,6 +117,20 @@ int rd_int(rd_t *r, const cJSON *o, const char *where, const char *key)
     return (int)v;
 }
 
+/* An integer in [lo, hi]; lo and an error otherwise (the range in the message). */
+int rd_int_in(rd_t *r, const cJSON *o, const char *where, const char *key, int lo, int hi)
+{
+    const int v = rd_int(r, o, where, key);
+    if (r->bad) return lo;
+    if (v < lo || v > hi) {
+        char what[64];
+        snprintf(what, sizeof what, "expected an integer in [%d, %d]", lo, hi);
+        rd_fail(r, where, key, what);
+        return lo;
+    }
+    return v;
+}
+
 /* Counts may pass 2^31; up to 2^53 a double holds them exactly. */
 int64_t rd_count(rd_t *r, const cJSON *o, const char *where, const char *key)
 {

@@ -39,6 +39,7 @@ const cJSON *rd_obj(rd_t *r, const cJSON *o, const char *where, const char *key)
 const cJSON *rd_arr(rd_t *r, const cJSON *o, const char *where, const char *key);
 double rd_num(rd_t *r, const cJSON *o, const char *where, const char *key);   /* NaN for null */
 int rd_int(rd_t *r, const cJSON *o, const char *where, const char *key);
+int rd_int_in(rd_t *r, const cJSON *o, const char *where, const char *key, int lo, int hi);
 int64_t rd_count(rd_t *r, const cJSON *o, const char *where, const char *key);   /* 0 .. 2^53 */
 int rd_bool(rd_t *r, const cJSON *o, const char *where, const char *key);
 /* Into a fixed field; a string that does not fit is an error, not a silent cut. */

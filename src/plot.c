@@ -12,7 +12,6 @@
 #include "sweep.h"
 
 enum { MAX_CASES = 512 };
-_Static_assert(MB_MAX_SPLITS == 256, "the sweep reader's messages say 256");
 
 /* Effective TB/s per case, bars, against the copy bandwidth the tool measured on the same device. */
 static int plot_run(const char *json_path, const char *svg_path, char *err, size_t errlen)
@@ -51,7 +50,9 @@ static int point_splits(rd_t *r, const cJSON *pt, const char *where)
     if (cJSON_IsString(sp) && !strcmp(sp->valuestring, "auto")) return 0;
     double v = cJSON_IsNumber(sp) ? sp->valuedouble : NAN;
     if (!(v >= 1 && v <= MB_MAX_SPLITS && v == floor(v))) {
-        rd_fail(r, where, "splits", "expected \"auto\" or an integer in [1, 256]");
+        char what[64];
+        snprintf(what, sizeof what, "expected \"auto\" or an integer in [1, %d]", MB_MAX_SPLITS);
+        rd_fail(r, where, "splits", what);
         return -1;
     }
     return (int)v;
@@ -98,9 +99,7 @@ static int plot_sweep(cJSON *root, const char *json_path, const char *svg_path, 
             if (r.bad) break;
             if (st != 0) t = NAN;   /* only passing points are drawn */
             if (splits == 0) {      /* "auto": drawn at the count it chose */
-                int chose = rd_int(&r, pt, w, "splits_max");   /* 0 where no plan was built */
-                if (!r.bad && !(chose >= 0 && chose <= MB_MAX_SPLITS))
-                    rd_fail(&r, w, "splits_max", "expected an integer in [0, 256]");
+                const int chose = rd_int_in(&r, pt, w, "splits_max", 0, MB_MAX_SPLITS);   /* 0: no plan was built */
                 auto_t = t;
                 auto_s = chose > 0 ? chose : NAN;
                 continue;
@@ -118,9 +117,8 @@ static int plot_sweep(cJSON *root, const char *json_path, const char *svg_path, 
                                               NULL, "#f28e2b", NULL, MB_SVG_POINTS };
         int nm = 0;
         if (cJSON_GetObjectItemCaseSensitive(sh, "best_splits")) {   /* only when a point passed */
-            int bs = rd_int(&r, sh, w, "best_splits");
-            double bt = point_time(&r, sh, w, "best_median_us");
-            if (!r.bad && !(bs >= 1 && bs <= MB_MAX_SPLITS)) rd_fail(&r, w, "best_splits", "expected an integer in [1, 256]");
+            const int bs = rd_int_in(&r, sh, w, "best_splits", 1, MB_MAX_SPLITS);
+            const double bt = point_time(&r, sh, w, "best_median_us");
             if (r.bad) break;
             snprintf(labels[g][1], sizeof labels[g][1], "best: %d splits, %.1f µs", bs, bt);
             marks[g] = (mb_svg_mark_t){ bs, bt, labels[g][1] };
