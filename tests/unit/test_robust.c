@@ -233,6 +233,8 @@ static void robust_sweep_point_fields(void)
     static const char *const cases[][2] = {
         { "{\"status\":\"pass\",\"median_us\":1}", "shapes[0].points[0].splits: missing" },
         { "{\"splits\":\"auto\",\"status\":\"pass\",\"median_us\":1}", "shapes[0].points[0].splits_max: missing" },
+        { "{\"splits\":\"auto\",\"splits_max\":999,\"status\":\"pass\",\"median_us\":1}",
+          "shapes[0].points[0].splits_max: expected an integer in [0, 256]" },
         { "{\"splits\":0,\"status\":\"pass\",\"median_us\":1}", "splits: expected \"auto\" or an integer in [1, 256]" },
         { "{\"splits\":4,\"status\":\"ok\",\"median_us\":1}", "status: expected pass, fail or error" },
         { "{\"splits\":4,\"status\":\"pass\",\"median_us\":-3}", "median_us: expected a time in µs (> 0) or null" },
