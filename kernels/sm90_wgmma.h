@@ -123,6 +123,8 @@ __device__ __forceinline__ void w9_mbar_wait(uint64_t *bar, uint32_t parity)
  * once a call, so where the plan writes partials their lines may stay for the combine instead. Measured
  * with the hint on every plan (v110, v110r, two calls): b32-q1-kv8192, 4 splits, -3.2 / -2.7 %; but the
  * unsplit b100-q1-kv8192, pure streaming, +1.2 / +1.9 %, so plans without partials load with no hint.
+ * Again at 128-byte promotion (v132): the hint on every plan cost b128-q1 +6.4 %, on none b32-q1-kv8192
+ * +3.3 %; the stream probe reads the same split (604 MB: -7 % with the hint; 151 MB: +2.5 %).
  * A type, not a flag: each kernel's machine code holds one kind of copy (a flag read at each copy
  * grew the 64-row walker by 336 instructions and, as a hoisted select, spilled). */
 template <bool EVICT_FIRST> struct w9_kv { const void *map; };

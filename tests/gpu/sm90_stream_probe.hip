@@ -13,8 +13,12 @@
  *   bulk-S        the same with one 1-D bulk copy of the tile's 36,864 contiguous bytes
  *   tma-box-4-l2-256, -l2-none   tma-box-4 with the L2 fills promoted to 256 bytes (the decode's map
  *                 until v131), or not at all
+ *   -ef           with the decode's L2::evict_first policy (split plans load with it)
+ *   q-*           a quarter of the buffer (151 MB), 32 tiles a CTA: b32-q1-kv8192-h16's four splits
  * Its first run (2026-12-02, 256-byte promotion then) read the box at 3.85-3.94 TB/s, 128-byte
  * promotion 4.12-4.13, a 1-D bulk copy 4.16-4.19 and the read pass 4.03: hence v131 (results/NOTES.md).
+ * Its second (thirty-eighth session): evict_first costs the long stream 7 % and gains the quarter-size
+ * one 2.5 %, which runs at 3.2-3.3 TB/s by every method, promotion or not.
  *   build/sm90-stream-probe   (Hopper only; exit 4 on a GPU error) */
 #include <algorithm>
 #include <stdio.h>
@@ -63,8 +67,8 @@ __device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, uint32_
 /* Block b streams region b's tiles through S stages: thread 0 issues a tile into a stage once the
  * tile before in that stage has landed, as the walkers do, with nothing computed in between. BOX: the
  * decode's 3-D box through the tensor map, else a 1-D bulk copy of the tile's contiguous bytes. */
-template <bool BOX>
-__global__ void tma_stream(const __grid_constant__ CUtensorMap map, const uint8_t *kv, int stages)
+template <bool BOX, bool EF = false>
+__global__ void tma_stream(const __grid_constant__ CUtensorMap map, const uint8_t *kv, int stages, int tiles)
 {
 #if W9_ENABLED
     extern __shared__ uint8_t dyn[];
@@ -73,18 +77,18 @@ __global__ void tma_stream(const __grid_constant__ CUtensorMap map, const uint8_
     if (threadIdx.x != 0) return;
     for (int s = 0; s < stages; s++) w9_mbar_init(&bar[s]);
     w9_mbar_init_fence();
-    const int row0 = blockIdx.x * TILES * TILE_ROWS;
+    const int row0 = blockIdx.x * tiles * TILE_ROWS;
     auto issue = [&](int t) {
         const int s = t % stages;
         w9_mbar_expect(&bar[s], TILE_BYTES);
         const uint32_t dst = w9_smem_addr(st + s * TILE_BYTES);
-        if (BOX) w9_tma_load_tile(dst, w9_kv<false>{ &map }, row0 + t * TILE_ROWS, &bar[s]);
+        if (BOX) w9_tma_load_tile(dst, w9_kv<EF>{ &map }, row0 + t * TILE_ROWS, &bar[s]);
         else bulk_load(dst, kv + (int64_t)(row0 + t * TILE_ROWS) * ROW, TILE_BYTES, &bar[s]);
     };
-    for (int t = 0; t < stages && t < TILES; t++) issue(t);
-    for (int t = 0; t < TILES; t++) {
+    for (int t = 0; t < stages && t < tiles; t++) issue(t);
+    for (int t = 0; t < tiles; t++) {
         w9_mbar_wait(&bar[t % stages], (t / stages) & 1);
-        if (t + stages < TILES) issue(t + stages);
+        if (t + stages < tiles) issue(t + stages);
     }
 #endif
 }
@@ -108,14 +112,15 @@ int main()
     if (rc) { fprintf(stderr, "sm90-stream-probe: cuTensorMapEncodeTiled: error %d\n", rc); return 4; }
     const int smem = MAX_STAGES * TILE_BYTES + 1024;
     CHECK(cudaFuncSetAttribute(tma_stream<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    CHECK(cudaFuncSetAttribute(tma_stream<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     CHECK(cudaFuncSetAttribute(tma_stream<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaEvent_t e0, e1;
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
     printf("%s, %d SMs, L2 %d MB; %d regions x %d tiles x %d rows x %d bytes = %.0f MB; cold L2 (dirty flush) before each pass\n",
            prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, REGIONS, TILES, TILE_ROWS, ROW, bytes / 1e6);
-    printf("%-18s %10s %8s\n", "variant", "median us", "TB/s");
-    auto run = [&](const char *name, auto launch) {
+    printf("%-22s %10s %8s\n", "variant", "median us", "TB/s");
+    auto run = [&](const char *name, size_t moved, auto launch) {
         std::vector<float> t;
         for (int i = 0; i < 17; i++) {
             CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));
@@ -130,18 +135,28 @@ int main()
         }
         std::sort(t.begin(), t.end());
         const float med = t[t.size() / 2];
-        printf("%-18s %10.1f %8.2f\n", name, med, bytes / (med * 1e-6) / 1e12);
+        printf("%-22s %10.1f %8.2f\n", name, med, moved / (med * 1e-6) / 1e12);
     };
-    run("ldg-sweep", [&] { ldg_sweep<<<1024, 256>>>((const uint4 *)kv, (int64_t)(bytes / 16), sink); });
-    run("ldg-own", [&] { ldg_own<<<REGIONS, 512>>>((const uint4 *)kv, (int64_t)(bytes / 16 / REGIONS), sink); });
+    run("ldg-sweep", bytes, [&] { ldg_sweep<<<1024, 256>>>((const uint4 *)kv, (int64_t)(bytes / 16), sink); });
+    run("ldg-own", bytes, [&] { ldg_own<<<REGIONS, 512>>>((const uint4 *)kv, (int64_t)(bytes / 16 / REGIONS), sink); });
     for (int s : { 2, 4, 5 }) {
         char name[16];
         snprintf(name, sizeof name, "tma-box-%d", s);
-        run(name, [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map, kv, s); });
+        run(name, bytes, [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map, kv, s, TILES); });
         snprintf(name, sizeof name, "bulk-%d", s);
-        run(name, [&] { tma_stream<false><<<REGIONS, 32, smem>>>(map, kv, s); });
+        run(name, bytes, [&] { tma_stream<false><<<REGIONS, 32, smem>>>(map, kv, s, TILES); });
     }
-    run("tma-box-4-l2-256", [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map256, kv, 4); });
-    run("tma-box-4-l2-none", [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map_none, kv, 4); });
+    run("tma-box-4-l2-256", bytes, [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map256, kv, 4, TILES); });
+    run("tma-box-4-l2-none", bytes, [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map_none, kv, 4, TILES); });
+    run("tma-box-4-ef", bytes, [&] { tma_stream<true, true><<<REGIONS, 32, smem>>>(map, kv, 4, TILES); });
+    run("tma-box-4-ef-l2-256", bytes, [&] { tma_stream<true, true><<<REGIONS, 32, smem>>>(map256, kv, 4, TILES); });
+    /* b32-q1-kv8192's stream: a quarter of the bytes, 32 tiles a CTA (its batches split four ways). */
+    const size_t quarter = bytes / 4;
+    run("q-ldg-sweep", quarter, [&] { ldg_sweep<<<1024, 256>>>((const uint4 *)kv, (int64_t)(quarter / 16), sink); });
+    run("q-tma-box-4", quarter, [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map, kv, 4, TILES / 4); });
+    run("q-tma-box-4-ef", quarter, [&] { tma_stream<true, true><<<REGIONS, 32, smem>>>(map, kv, 4, TILES / 4); });
+    run("q-tma-box-4-l2-256", quarter, [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map256, kv, 4, TILES / 4); });
+    run("q-tma-box-4-ef-l2-256", quarter, [&] { tma_stream<true, true><<<REGIONS, 32, smem>>>(map256, kv, 4, TILES / 4); });
+    run("q-bulk-4", quarter, [&] { tma_stream<false><<<REGIONS, 32, smem>>>(map, kv, 4, TILES / 4); });
     return 0;
 }
