@@ -15,6 +15,7 @@
  *                 until v131), or not at all
  *   -ef           with the decode's L2::evict_first policy (split plans load with it)
  *   q-*           a quarter of the buffer (151 MB), 32 tiles a CTA: b32-q1-kv8192-h16's four splits
+ *   -clean        the flush read back before the pass, as mla-bench's "l2": "cold-clean": no write-backs
  * Its first run (2026-12-02, 256-byte promotion then) read the box at 3.85-3.94 TB/s, 128-byte
  * promotion 4.12-4.13, a 1-D bulk copy 4.16-4.19 and the read pass 4.03: hence v131 (results/NOTES.md).
  * Its second (thirty-eighth session): evict_first costs the long stream 7 % and gains the quarter-size
@@ -120,10 +121,13 @@ int main()
     printf("%s, %d SMs, L2 %d MB; %d regions x %d tiles x %d rows x %d bytes = %.0f MB; cold L2 (dirty flush) before each pass\n",
            prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, REGIONS, TILES, TILE_ROWS, ROW, bytes / 1e6);
     printf("%-22s %10s %8s\n", "variant", "median us", "TB/s");
-    auto run = [&](const char *name, size_t moved, auto launch) {
+    /* clean: the flush's lines read back before the pass (mla-bench's "cold-clean"), so that the pass
+     * writes nothing back. */
+    auto run = [&](const char *name, size_t moved, auto launch, bool clean = false) {
         std::vector<float> t;
         for (int i = 0; i < 17; i++) {
             CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));
+            if (clean) ldg_sweep<<<1024, 256>>>((const uint4 *)flush, (int64_t)(flush_bytes / 16), sink);
             CHECK(cudaEventRecord(e0));
             launch();
             CHECK(cudaGetLastError());
@@ -158,5 +162,9 @@ int main()
     run("q-tma-box-4-l2-256", quarter, [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map256, kv, 4, TILES / 4); });
     run("q-tma-box-4-ef-l2-256", quarter, [&] { tma_stream<true, true><<<REGIONS, 32, smem>>>(map256, kv, 4, TILES / 4); });
     run("q-bulk-4", quarter, [&] { tma_stream<false><<<REGIONS, 32, smem>>>(map, kv, 4, TILES / 4); });
+    run("tma-box-4-clean", bytes, [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map, kv, 4, TILES); }, true);
+    run("tma-box-4-ef-clean", bytes, [&] { tma_stream<true, true><<<REGIONS, 32, smem>>>(map, kv, 4, TILES); }, true);
+    run("q-tma-box-4-clean", quarter, [&] { tma_stream<true><<<REGIONS, 32, smem>>>(map, kv, 4, TILES / 4); }, true);
+    run("q-tma-box-4-ef-clean", quarter, [&] { tma_stream<true, true><<<REGIONS, 32, smem>>>(map, kv, 4, TILES / 4); }, true);
     return 0;
 }
