@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Files a comparison of builds that scripts/device-compare-builds.sh ran with ROUNDS >= 2 (its
 # compare.tgz, or the folder it was unpacked into) as results/h200/steps/sm90-wgmma-rounds-NAME/:
-# each build's timed mixed-mla table of every round (round 1 from its iter-*.tgz, the others from
+# each build's timed table of every round (mixed-mla's, or CONFIG's; round 1 from its iter-*.tgz, the others from
 # rounds.tgz), as measured, and scripts/compare-rounds.py's verdicts in both modes against `build`
 # (BASE=FOLDER for another base build, e.g. a stripped copy of main's carried as build-main).
 # File each build's tests with scripts/collect-step.sh as well. A call that timed rounds without the
@@ -23,14 +23,16 @@ tar -C "$tmp/x" -xzf "$src/rounds.tgz"
 for d in "$tmp"/x/iter-*; do
     b=${d##*/iter-}
     # a build whose tests stopped before its timed run (its layout test missing, say) has no round 1
-    [ -f "$d/m/mixed-mla.csv" ] || { echo "collect-rounds: $b has no round 1 (its iter stopped early)" >&2; continue; }
-    mkdir -p "$dst/$b/r1" && cp "$d/m/mixed-mla.csv" "$dst/$b/r1/"
+    csv=("$d"/m/*.csv)
+    [ ${#csv[@]} -gt 0 ] || { echo "collect-rounds: $b has no round 1 (its iter stopped early)" >&2; continue; }
+    mkdir -p "$dst/$b/r1" && cp "${csv[@]}" "$dst/$b/r1/"
 done
 for d in "$tmp"/x/rounds/*/r*; do
     b=$(basename "$(dirname "$d")")
-    mkdir -p "$dst/$b/$(basename "$d")" && cp "$d/mixed-mla.csv" "$dst/$b/$(basename "$d")/"
+    mkdir -p "$dst/$b/$(basename "$d")" && cp "$d"/*.csv "$dst/$b/$(basename "$d")/"
 done
-for mode in graph eager; do
-    python3 scripts/compare-rounds.py "$src" --base "${BASE:-build}" --mode "$mode" > "$dst/compare-rounds-$mode.md"
+for mode in graph eager; do   # a config timed in one mode only (configs/paged.json: graph) has one verdict table
+    python3 scripts/compare-rounds.py "$src" --base "${BASE:-build}" --mode "$mode" > "$dst/compare-rounds-$mode.md" ||
+        { rm -f "$dst/compare-rounds-$mode.md"; echo "collect-rounds: no $mode verdicts" >&2; }
 done
-echo "$dst: $(find "$dst" -name mixed-mla.csv | wc -l) tables"
+echo "$dst: $(find "$dst" -name '*.csv' | wc -l) tables"
