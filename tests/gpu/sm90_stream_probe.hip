@@ -19,7 +19,9 @@
  * Its first run (2026-12-02, 256-byte promotion then) read the box at 3.85-3.94 TB/s, 128-byte
  * promotion 4.12-4.13, a 1-D bulk copy 4.16-4.19 and the read pass 4.03: hence v131 (results/NOTES.md).
  * Its second (thirty-eighth session): evict_first costs the long stream 7 % and gains the quarter-size
- * one 2.5 %, which runs at 3.2-3.3 TB/s by every method, promotion or not.
+ * one 2.5 %, which runs at 3.2-3.3 TB/s by every method, promotion or not; after a clean flush the box
+ * streams 4.40 and 4.03 TB/s, hint or not: the dirty lines cost each stream ~10 us, and they are all
+ * of the hint's gain.
  *   build/sm90-stream-probe   (Hopper only; exit 4 on a GPU error) */
 #include <algorithm>
 #include <stdio.h>
@@ -127,7 +129,10 @@ int main()
         std::vector<float> t;
         for (int i = 0; i < 17; i++) {
             CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));
-            if (clean) ldg_sweep<<<1024, 256>>>((const uint4 *)flush, (int64_t)(flush_bytes / 16), sink);
+            if (clean) {
+                ldg_sweep<<<1024, 256>>>((const uint4 *)flush, (int64_t)(flush_bytes / 16), sink);
+                CHECK(cudaGetLastError());
+            }
             CHECK(cudaEventRecord(e0));
             launch();
             CHECK(cudaGetLastError());
