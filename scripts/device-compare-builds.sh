@@ -15,11 +15,14 @@
 # config under the same name): a change to either kernel can move every placement of a short 64-row
 # shape at once, and eight brought two builds within their spread where three did not (README, "How it
 # times"); ~2.5x the time of three.
+# Two configs in one device call: run it once per config, each with its own OUT under the call's, and
+# file each archive with scripts/collect-rounds.sh (thirty-eighth session: mixed-mla and paged).
 #   scripts/device-compare-builds.sh build build-ex2-ftz build-p-stmatrix build-vt-stmatrix
 #   ROUNDS=3 PLACEMENTS=8 scripts/device-compare-builds.sh build build-v61
+#   OUT=$OUT/paged CONFIG=configs/paged.json ROUNDS=3 ONE_FILE=1 scripts/device-compare-builds.sh build-main build-x
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
-[ $# -gt 0 ] || { sed -n '2,19p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,22p' "$0"; exit 2; }
 mkdir -p "$OUT"
 start=$SECONDS
 if [ -n "${PLACEMENTS:-}" ]; then
