@@ -32,6 +32,10 @@ enum {
     MB_MAX_KV_LEN = 1048576, MB_MAX_SPLITS = 256, MB_MAX_PAGE_SIZE = 4096
 };
 
+/* A split count read from a JSON number that a config could ask for: an integer in [1, MB_MAX_SPLITS]
+ * (NaN, 2.5 or 1e300 are not; the range check comes first, so the cast is defined). */
+static inline int mb_splits_valid(double v) { return v >= 1 && v <= MB_MAX_SPLITS && v == (double)(int)v; }
+
 typedef struct mb_case {
     char name[128];
     const char *file;          /* config file it came from (owned by mb_config_t) */

@@ -49,7 +49,7 @@ static int point_splits(rd_t *r, const cJSON *pt, const char *where)
     if (!sp) return -1;
     if (cJSON_IsString(sp) && !strcmp(sp->valuestring, "auto")) return 0;
     double v = cJSON_IsNumber(sp) ? sp->valuedouble : NAN;
-    if (!(v >= 1 && v <= MB_MAX_SPLITS && v == floor(v))) {
+    if (!mb_splits_valid(v)) {
         char what[64];
         snprintf(what, sizeof what, "expected \"auto\" or an integer in [1, %d]", MB_MAX_SPLITS);
         rd_fail(r, where, "splits", what);

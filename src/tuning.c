@@ -56,7 +56,7 @@ int mb_tuning_best(const mb_tuning_t *t, const char *key, char *err, size_t errl
      * 2.5): the same range a config's num_kv_splits has. */
     const cJSON *b = cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "best_splits") : NULL;
     const double v = cJSON_IsNumber(b) ? b->valuedouble : NAN;
-    if (!(v >= 1 && v <= MB_MAX_SPLITS && v == floor(v))) {
+    if (!mb_splits_valid(v)) {
         char *got = b ? cJSON_PrintUnformatted(b) : NULL;
         snprintf(err, errlen, "%s: entries[\"%s\"].best_splits: expected integer in [1, %d], got %s", t->path, key,
                  MB_MAX_SPLITS, got ? got : cJSON_IsObject(e) ? "nothing" : "an entry that is not an object");
