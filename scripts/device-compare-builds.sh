@@ -15,6 +15,9 @@
 # config under the same name): a change to either kernel can move every placement of a short 64-row
 # shape at once, and eight brought two builds within their spread where three did not (README, "How it
 # times"); ~2.5x the time of three.
+# With BUDGET_S=N a further round starts only if the last one would still end within N seconds of
+# the start (the first round's time is the first estimate; three builds at eight placements take ~60 s a build a round: a call's 600 s holds fewer
+# rounds than asked); every build then has the same number of rounds, and the log says where it stopped.
 # Two configs in one device call: run it once per config, each with its own OUT under the call's, and
 # file each archive with scripts/collect-rounds.sh (thirty-eighth session: mixed-mla and paged).
 #   scripts/device-compare-builds.sh build build-ex2-ftz build-p-stmatrix build-vt-stmatrix
@@ -22,9 +25,11 @@
 #   OUT=$OUT/paged CONFIG=configs/paged.json ROUNDS=3 ONE_FILE=1 scripts/device-compare-builds.sh build-main build-x
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
-[ $# -gt 0 ] || { sed -n '2,22p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,25p' "$0"; exit 2; }
 mkdir -p "$OUT"
 start=$SECONDS
+[ -z "${BUDGET_S:-}" ] || [[ $BUDGET_S =~ ^[1-9][0-9]*$ ]] ||
+    { echo "device-compare-builds: BUDGET_S expects seconds, got '$BUDGET_S'" >&2; exit 2; }
 if [ -n "${PLACEMENTS:-}" ]; then
     src=${CONFIG:-configs/mixed-mla.json}
     mkdir -p "$OUT/config"
@@ -41,7 +46,13 @@ for b in "$@"; do
 done
 rounds=${ROUNDS:-1}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "device-compare-builds: ROUNDS expects a count >= 1, got '$rounds'" >&2; exit 2; }
+# the first round (tests and all) is the first estimate of a round: longer than a timed one, so safe
+last=$((SECONDS - start))
 for ((r = 2; r <= rounds; r++)); do
+    if [ -n "${BUDGET_S:-}" ] && ((SECONDS - start + last > BUDGET_S)); then
+        echo "rounds stopped before round $r: ${last} s a round would pass BUDGET_S=$BUDGET_S"; break
+    fi
+    round_start=$SECONDS
     order=("$@")
     if ((r % 2 == 0)); then order=(); for b in "$@"; do order=("$b" "${order[@]}"); done; fi
     for b in "${order[@]}"; do
@@ -50,6 +61,7 @@ for ((r = 2; r <= rounds; r++)); do
             "${CONFIG:-configs/mixed-mla.json}" > "$OUT/rounds/$b/r$r/run.log" 2>&1
         echo "round $r, $b: exit $? ($((SECONDS - start)) s)"
     done
+    last=$((SECONDS - round_start))
 done
 if ((rounds > 1)); then
     tar -C "$OUT" -czf "$OUT/rounds.tgz" rounds && rm -rf "$OUT/rounds"
