@@ -206,6 +206,10 @@ static void set_header(mb_compare_t *c, const mb_report_t *base, const mb_report
     snprintf(c->gpu_id, sizeof c->gpu_id, "%s", neu->env.gpu_id);
     snprintf(c->base_gpu_id, sizeof c->base_gpu_id, "%s", base->env.gpu_id);
     c->gpu_differs = c->gpu_id[0] && c->base_gpu_id[0] && strcmp(c->gpu_id, c->base_gpu_id) != 0;
+    snprintf(c->module_loading, sizeof c->module_loading, "%s", neu->env.module_loading);
+    snprintf(c->base_module_loading, sizeof c->base_module_loading, "%s", base->env.module_loading);
+    c->module_loading_differs = c->module_loading[0] && c->base_module_loading[0] &&
+                                strcmp(c->module_loading, c->base_module_loading) != 0;
     snprintf(c->metric, sizeof c->metric, "%s", o->metric);
     c->max_regression_pct = o->max_regression_pct;
     c->alpha = o->alpha;
@@ -430,6 +434,12 @@ void mb_compare_print(FILE *f, const mb_compare_t *c, int color)
         fprintf(f, "note: two GPUs: the baseline ran on %s, new on %s; two GPUs of one model can time the "
                 "same binary apart (on H200s ~5 %% has been seen): a regression here may be the GPU's\n",
                 c->base_gpu_id, c->gpu_id);
+    /* Not a refusal either: the load order places the kernels' code, and code that never ran moved the
+     * short 64-row shapes by up to 9 % on the H200 (README, "How it times"). */
+    if (c->module_loading_differs)
+        fprintf(f, "note: module loading differs: the baseline ran with %s, new with %s; where the kernels' code "
+                "lands moves some shapes' times (on the H200 up to ~9 %%): a regression here may be the loading's\n",
+                c->base_module_loading, c->module_loading);
     if (c->eager_events_differ)
         fprintf(f, "note: only one side timed its eager calls with events between the stages (files written before "
                 "2026-12-01 did): that adds ~4-5 µs a call on the H200, so eager cases differ by it for one binary\n");
@@ -508,6 +518,9 @@ int mb_compare_write_json(const mb_compare_t *c, const char *path, char *err, si
     jb_put_str(&b, root, "gpu_id", c->gpu_id);
     jb_put_str(&b, root, "baseline_gpu_id", c->base_gpu_id);
     jb_put_bool(&b, root, "gpu_differs", c->gpu_differs);
+    jb_put_str(&b, root, "module_loading", c->module_loading);
+    jb_put_str(&b, root, "baseline_module_loading", c->base_module_loading);
+    jb_put_bool(&b, root, "module_loading_differs", c->module_loading_differs);
     jb_put_str(&b, root, "metric", c->metric);
     jb_put_num(&b, root, "max_regression_pct", c->max_regression_pct);
     jb_put_num(&b, root, "alpha", c->alpha);
@@ -652,6 +665,11 @@ int mb_compare_read_json(const char *path, mb_compare_t *out, char *err, size_t 
         rd_str(&r, root, "", "gpu_id", out->gpu_id, sizeof out->gpu_id);
         rd_str(&r, root, "", "baseline_gpu_id", out->base_gpu_id, sizeof out->base_gpu_id);
         out->gpu_differs = rd_bool(&r, root, "", "gpu_differs");
+    }
+    if (cJSON_GetObjectItemCaseSensitive(root, "module_loading")) {   /* files before it have none */
+        rd_str(&r, root, "", "module_loading", out->module_loading, sizeof out->module_loading);
+        rd_str(&r, root, "", "baseline_module_loading", out->base_module_loading, sizeof out->base_module_loading);
+        out->module_loading_differs = rd_bool(&r, root, "", "module_loading_differs");
     }
     rd_str(&r, root, "", "metric", out->metric, sizeof out->metric);
     out->max_regression_pct = rd_num(&r, root, "", "max_regression_pct");

@@ -59,6 +59,8 @@ typedef struct mb_compare {
     int device_mismatch;
     char gpu_id[96], base_gpu_id[96];     /* env.gpu_id of each: the physical GPUs (may be empty) */
     int gpu_differs;                      /* both known and not the same GPU */
+    char module_loading[96], base_module_loading[96];   /* env.module_loading of each (may be empty) */
+    int module_loading_differs;           /* both known and not the same */
     /* One side's eager cases were timed with events between the stages (a file written before the
      * staged calls, 2026-12-01), the other's without: ~4-5 us a call apart on the H200 for one binary. */
     int eager_events_differ;

@@ -11,6 +11,9 @@
 #    include <hip/hip_runtime_api.h>
 #  endif
 #  define MB_VENDOR "amd"
+/* How the runtime loads a module's kernels (deferred, on first use, by default): recorded with every run,
+ * since where kernels' code lands moves timings (README, "How it times"). */
+#  define MB_MODULE_LOADING_ENV "HIP_ENABLE_DEFERRED_LOADING"
 #  define MB_ARCH_NAME(prop, buf, n) snprintf((buf), (n), "%s", (prop).gcnArchName)
 #  define MB_GPU_ID(prop, buf, n) snprintf((buf), (n), "pci %04x:%02x:%02x", (unsigned)(prop).pciDomainID, \
                                            (unsigned)(prop).pciBusID, (unsigned)(prop).pciDeviceID)
@@ -21,6 +24,9 @@
 #    include <cuda_runtime_api.h>
 #  endif
 #  define MB_VENDOR "nvidia"
+/* How the driver loads a module's kernels (lazily, on first use, by default since CUDA 12.2): recorded
+ * with every run, since where kernels' code lands moves timings (README, "How it times"). */
+#  define MB_MODULE_LOADING_ENV "CUDA_MODULE_LOADING"
 #  define MB_ARCH_NAME(prop, buf, n) snprintf((buf), (n), "sm_%d%d", (prop).major, (prop).minor)
 /* nvidia-smi's form of the UUID, then the PCI address: which physical GPU a run had. */
 #  define MB_GPU_ID(prop, buf, n) do { const unsigned char *u_ = (const unsigned char *)(prop).uuid.bytes; \

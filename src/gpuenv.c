@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "gpuenv.h"
+#include "report.h"
 #include "spin.h"
 #include "numeric.h"
 #include "stats.h"
@@ -28,6 +29,8 @@ void mb_env_tool(mb_env_t *env)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(env->date, sizeof env->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    mb_module_loading_text(env->module_loading, sizeof env->module_loading, MB_MODULE_LOADING_ENV,
+                           getenv(MB_MODULE_LOADING_ENV));
 }
 
 int mb_gpu_open(mb_gpu_t *g, mb_env_t *env, char *err, size_t errlen)
@@ -153,5 +156,7 @@ void mb_env_print(FILE *f, const mb_env_t *env)
             env->sm_clock_max_mhz);
     fprintf(f, "copy bw       %.2f TB/s (device-to-device, read + write, measured)\n", env->copy_tbps);
     fprintf(f, "launch floor  %.2f us (empty kernel, event to event, measured)\n", env->launch_floor_us);
+    fprintf(f, "module load   %s (where kernels' code lands moves timings: README, \"How it times\")\n",
+            env->module_loading);
     fprintf(f, "mla-bench     %s (%s)\n", env->tool_version, env->git_commit);
 }

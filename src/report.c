@@ -48,6 +48,12 @@ double mb_placement_spread_pct(const mb_case_result_t *cr)
     return 100.0 * (hi - lo) / cr->time.median;
 }
 
+void mb_module_loading_text(char *buf, size_t n, const char *name, const char *value)
+{
+    if (value) snprintf(buf, n, "%s=%s", name, value);
+    else snprintf(buf, n, "%s unset", name);
+}
+
 void mb_placements_text(char *buf, size_t n, const mb_case_result_t *cr)
 {
     if (cr->placements < 1) snprintf(buf, n, "-");
@@ -233,8 +239,8 @@ void mb_report_print(FILE *f, const mb_report_t *r, int color)
     mb_report_table(f, r, color ? MB_TABLE_COLOR : MB_TABLE_PLAIN);
     mb_report_stages(f, r, 0);
     fprintf(f, "\ndevice: %s (%s, %d SMs, fp8 %s); copy %.2f TB/s measured; launch floor %.2f µs; "
-            "SM clock peak %.0f MHz\n", e->device, e->arch, e->sm_count, e->fp8_flavour, e->copy_tbps,
-            e->launch_floor_us, e->sm_clock_max_mhz);
+            "SM clock peak %.0f MHz%s%s\n", e->device, e->arch, e->sm_count, e->fp8_flavour, e->copy_tbps,
+            e->launch_floor_us, e->sm_clock_max_mhz, e->module_loading[0] ? "; " : "", e->module_loading);
     mb_report_summary(f, r, 0);
 }
 

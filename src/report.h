@@ -38,6 +38,8 @@ int mb_write_parts_atomic(const char *path, const mb_buf_t *parts, int nparts, c
 /* How far apart the medians of a case's placements lie, as % of its pooled median: (max - min) / median;
  * 0 for fewer than two. And the table's cell: "3, 8.1%", "1", or "-" when unknown (older files). */
 double mb_placement_spread_pct(const mb_case_result_t *cr);
+/* mb_env_t.module_loading from the variable's name and its value (NULL: not set). */
+void mb_module_loading_text(char *buf, size_t n, const char *name, const char *value);
 void mb_placements_text(char *buf, size_t n, const mb_case_result_t *cr);
 
 /* Pieces shared by the writers. */

@@ -34,6 +34,7 @@ static void json_env(jb_t *b, cJSON *root, const mb_env_t *e)
     jb_put_num(b, d, "copy_tbps", e->copy_tbps);
     jb_put_num(b, d, "launch_floor_us", e->launch_floor_us);
     jb_put_num(b, d, "sm_clock_max_mhz", e->sm_clock_max_mhz);
+    jb_put_str(b, d, "module_loading", e->module_loading);
 }
 
 /* The config goes in as JSON when it parses, so one file tells the whole story of a run. */
@@ -218,6 +219,8 @@ static void read_env(rd_t *r, const cJSON *root, mb_env_t *e)
         e->sm_clock_max_mhz = rd_num(r, d, "device.", "sm_clock_max_mhz");
         if (!(e->sm_clock_max_mhz >= 0)) rd_fail(r, "device.", "sm_clock_max_mhz", "expected a clock in MHz, >= 0");
     }
+    if (cJSON_GetObjectItemCaseSensitive(d, "module_loading"))   /* files before it have none: "" */
+        rd_str(r, d, "device.", "module_loading", e->module_loading, sizeof e->module_loading);
 }
 
 /* The text comes back as the file had it when it was not JSON, else as the parsed JSON reprinted. */

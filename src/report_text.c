@@ -90,6 +90,7 @@ static void md_body(FILE *f, const mb_report_t *r)
     fprintf(f, "- copy bandwidth: %.2f TB/s (device-to-device, measured)\n", e->copy_tbps);
     fprintf(f, "- launch floor: %.2f µs\n", e->launch_floor_us);
     if (e->sm_clock_max_mhz > 0) fprintf(f, "- SM clock peak: %.0f MHz (reported by the device)\n", e->sm_clock_max_mhz);
+    if (e->module_loading[0]) fprintf(f, "- module loading: %s\n", e->module_loading);
     fprintf(f, "- fp8: %s\n\n", e->fp8_flavour);
     mb_report_table(f, r, MB_TABLE_MARKDOWN);
     mb_report_stages(f, r, 1);

@@ -91,6 +91,10 @@ typedef struct mb_env {
     double copy_tbps;          /* measured device-to-device copy, read + write bytes */
     double launch_floor_us;    /* measured: an empty kernel timed the way cases are */
     double sm_clock_max_mhz;   /* the device's reported peak SM clock; 0 in files written before it */
+    /* MB_MODULE_LOADING_ENV as the run had it, "CUDA_MODULE_LOADING=EAGER" or "CUDA_MODULE_LOADING unset":
+     * the load order places the kernels' code, which moved the short 64-row shapes by up to 9 %
+     * (results/NOTES.md, thirty-ninth session); "" in files written before it */
+    char module_loading[96];
 } mb_env_t;
 
 typedef struct mb_report {

@@ -528,36 +528,62 @@ static int column_of(const char *line, const char *needle)
     return col;
 }
 
-/* Two GPUs of one model: compared, with a note naming both; none when either is unknown (files from
- * before the id was recorded) or both are the same GPU. */
-static void test_two_gpus(void)
+/* Two runs whose env field (the one `field` returns) differs: compared, with the note `note`; none
+ * (no `word` in the text) when either is unknown (files from before the field was recorded) or both
+ * are the same. */
+static void check_env_note(char *(*field)(mb_env_t *), int (*differs)(const mb_compare_t *), const char *base_v,
+                           const char *new_v, const char *note, const char *word)
 {
     static run_t a, b;
     spec_t s = {"x", MB_MODE_GRAPH, 10.0, 0.01, 30, 1, MB_CASE_PASS};
     build(&a, &s, 1, "NVIDIA H200");
     build(&b, &s, 1, "NVIDIA H200");
-    snprintf(a.rep.env.gpu_id, sizeof a.rep.env.gpu_id, "GPU-aaaa, pci 0000:1b:00");
-    snprintf(b.rep.env.gpu_id, sizeof b.rep.env.gpu_id, "GPU-bbbb, pci 0000:1b:00");
+    snprintf(field(&a.rep.env), 96, "%s", base_v);
+    snprintf(field(&b.rep.env), 96, "%s", new_v);
     mb_compare_opts_t o;
     mb_compare_opts_default(&o);
     mb_compare_t c;
     char err[512] = "";
     CHECKF(mb_compare_reports(&a.rep, &b.rep, &o, &c, err, sizeof err) == 0, "%s", err);
-    CHECK(c.gpu_differs && !c.device_mismatch && !strcmp(c.base_gpu_id, "GPU-aaaa, pci 0000:1b:00"));
+    CHECK(differs(&c) && !c.device_mismatch);
     char *text = capture(&c, 0);
-    CHECKF(text && strstr(text, "note: two GPUs: the baseline ran on GPU-aaaa, pci 0000:1b:00, new on GPU-bbbb"),
-           "%s", text ? text : "");
+    CHECKF(text && strstr(text, note), "%s", text ? text : "");
     free(text);
     mb_compare_free(&c);
-    const char *other[] = {"GPU-aaaa, pci 0000:1b:00", ""};
+    const char *other[] = {base_v, ""};
     for (int k = 0; k < 2; k++) {
-        snprintf(b.rep.env.gpu_id, sizeof b.rep.env.gpu_id, "%s", other[k]);
+        snprintf(field(&b.rep.env), 96, "%s", other[k]);
         CHECKF(mb_compare_reports(&a.rep, &b.rep, &o, &c, err, sizeof err) == 0, "%s", err);
         text = capture(&c, 0);
-        CHECK(!c.gpu_differs && text && !strstr(text, "two GPUs"));
+        CHECK(!differs(&c) && text && !strstr(text, word));
         free(text);
         mb_compare_free(&c);
     }
+}
+
+_Static_assert(sizeof ((mb_env_t *)0)->gpu_id == 96 && sizeof ((mb_env_t *)0)->module_loading == 96,
+               "check_env_note writes 96 bytes at most");
+static char *gpu_id_of(mb_env_t *e) { return e->gpu_id; }
+static int gpus_differ(const mb_compare_t *c) { return c->gpu_differs && !strcmp(c->base_gpu_id, "GPU-aaaa, pci 0000:1b:00"); }
+static char *loading_of(mb_env_t *e) { return e->module_loading; }
+static int loading_differs(const mb_compare_t *c)
+{
+    return c->module_loading_differs && !strcmp(c->base_module_loading, "CUDA_MODULE_LOADING unset");
+}
+
+/* Two GPUs of one model. */
+static void test_two_gpus(void)
+{
+    check_env_note(gpu_id_of, gpus_differ, "GPU-aaaa, pci 0000:1b:00", "GPU-bbbb, pci 0000:1b:00",
+                   "note: two GPUs: the baseline ran on GPU-aaaa, pci 0000:1b:00, new on GPU-bbbb", "two GPUs");
+}
+
+/* Runs loaded differently (CUDA_MODULE_LOADING). */
+static void test_module_loading_differs(void)
+{
+    check_env_note(loading_of, loading_differs, "CUDA_MODULE_LOADING unset", "CUDA_MODULE_LOADING=EAGER",
+                   "note: module loading differs: the baseline ran with CUDA_MODULE_LOADING unset, new with "
+                   "CUDA_MODULE_LOADING=EAGER", "module loading");
 }
 
 /* A baseline whose eager calls were timed with the stage events inside (stage times, no staged calls:
@@ -649,6 +675,8 @@ static void check_compare_equal(const mb_compare_t *a, const mb_compare_t *b)
     CHECK(!strcmp(a->device, b->device) && !strcmp(a->base_device, b->base_device));
     CHECK(a->device_mismatch == b->device_mismatch && !strcmp(a->metric, b->metric));
     CHECK(!strcmp(a->gpu_id, b->gpu_id) && !strcmp(a->base_gpu_id, b->base_gpu_id) && a->gpu_differs == b->gpu_differs);
+    CHECK(!strcmp(a->module_loading, b->module_loading) && !strcmp(a->base_module_loading, b->base_module_loading) &&
+          a->module_loading_differs == b->module_loading_differs);
     CHECK(a->max_regression_pct == b->max_regression_pct && a->alpha == b->alpha);
     CHECKF(same_double(a->geomean_change_pct, b->geomean_change_pct), "%.17g vs %.17g", a->geomean_change_pct,
            b->geomean_change_pct);
@@ -704,6 +732,8 @@ static void mixed_runs(run_t *a, run_t *b)
     build(b, neu, 5, "NVIDIA H200");
     snprintf(a->rep.env.gpu_id, sizeof a->rep.env.gpu_id, "GPU-aaaa, pci 0000:1b:00");
     snprintf(b->rep.env.gpu_id, sizeof b->rep.env.gpu_id, "GPU-bbbb, pci 0000:2a:00");
+    snprintf(a->rep.env.module_loading, sizeof a->rep.env.module_loading, "CUDA_MODULE_LOADING unset");
+    snprintf(b->rep.env.module_loading, sizeof b->rep.env.module_loading, "CUDA_MODULE_LOADING=EAGER");
 }
 
 static void test_json_roundtrip(void)
@@ -1020,6 +1050,7 @@ void suite_compare(void)
     RUN(test_refusals);
     RUN(test_parse_options);
     RUN(test_two_gpus);
+    RUN(test_module_loading_differs);
     RUN(test_eager_events_note);
     RUN(test_print);
     RUN(test_json_roundtrip);

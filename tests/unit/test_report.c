@@ -135,6 +135,7 @@ static void fixture(fixture_t *x)
     e->copy_tbps = 4.0123;
     e->launch_floor_us = 2.0625;
     e->sm_clock_max_mhz = 1980;
+    mb_module_loading_text(e->module_loading, sizeof e->module_loading, "CUDA_MODULE_LOADING", "EAGER");
     x->rep.config = &x->cfg;
     x->rep.results = x->res;
     x->rep.n_results = NCASES;
@@ -509,6 +510,47 @@ static void test_config_sets(void)
     char *text = slurp(path, NULL);
     CHECKF(text && strstr(text, "- config: configs/smoke.json (--set placements=8 --set l2=hot)\n"), "%s", text);
     free(text);
+}
+
+/* How the run's kernels were loaded is recorded as the variable had it, set or not; every report shows
+ * it, and a file written before it reads as unknown ("") while a value of the wrong type is an error. */
+static void test_module_loading(void)
+{
+    char buf[96];
+    mb_module_loading_text(buf, sizeof buf, "CUDA_MODULE_LOADING", NULL);
+    CHECKF(!strcmp(buf, "CUDA_MODULE_LOADING unset"), "%s", buf);
+    mb_module_loading_text(buf, sizeof buf, "CUDA_MODULE_LOADING", "");
+    CHECKF(!strcmp(buf, "CUDA_MODULE_LOADING="), "%s", buf);   /* set to nothing is not unset */
+    mb_module_loading_text(buf, sizeof buf, "HIP_ENABLE_DEFERRED_LOADING", "0");
+    CHECKF(!strcmp(buf, "HIP_ENABLE_DEFERRED_LOADING=0"), "%s", buf);
+
+    fixture_t x;
+    fixture(&x);
+    char *text = console(&x.rep, 0);
+    CHECKF(text && strstr(text, "SM clock peak 1980 MHz; CUDA_MODULE_LOADING=EAGER\n"), "%s", text);
+    free(text);
+    char path[128], err[512] = "";
+    tpath(path, sizeof path, "loading.md");
+    CHECKF(mb_report_write_md(&x.rep, path, err, sizeof err) == 0, "%s", err);
+    text = slurp(path, NULL);
+    CHECKF(text && strstr(text, "- module loading: CUDA_MODULE_LOADING=EAGER\n"), "%s", text);
+    free(text);
+
+    cJSON *root = fixture_as_json("loading.json", path, sizeof path);
+    cJSON *dev = cJSON_GetObjectItem(root, "device");
+    CHECK(dev && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "module_loading")), "CUDA_MODULE_LOADING=EAGER"));
+    mb_report_t back;
+    cJSON_ReplaceItemInObject(dev, "module_loading", cJSON_CreateNumber(1));
+    CHECK(read_edited(root, path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, "device.module_loading") != NULL, "%s", err);
+    cJSON_DeleteItemFromObject(dev, "module_loading");
+    CHECKF(read_edited(root, path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.env.module_loading[0] == 0);
+    text = console(&back, 0);   /* unknown: nothing said about it */
+    CHECKF(text && !strstr(text, "MODULE_LOADING") && strstr(text, "SM clock peak 1980 MHz\n"), "%s", text);
+    free(text);
+    mb_report_free_read(&back);
+    cJSON_Delete(root);
 }
 
 static void test_json_config_not_json(void)
@@ -1006,6 +1048,7 @@ void suite_report(void)
     RUN(test_json_roundtrip);
     RUN(test_json_fields);
     RUN(test_json_gpu_id_optional);
+    RUN(test_module_loading);
     RUN(test_json_staged_optional);
     RUN(test_json_clock_optional);
     RUN(test_sm_mhz);
