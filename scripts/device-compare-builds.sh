@@ -7,17 +7,20 @@
 # come back from a device call: five builds and the peaked text fit. With ROUNDS=N (N >= 2) the timed
 # config is then run N - 1 more times a build, the builds in alternating order (reversed on even
 # rounds), into $OUT/rounds.tgz: scripts/compare-rounds.py calls a change only where the rounds
-# separate (two builds of the same code have differed by 3 % in one call); ~25 s a build a round
-# (mixed-mla), each round line gives the seconds elapsed. With ONE_FILE=1 everything it wrote goes back
+# separate (two builds of the same code have differed by 3 % in one call); ~6-7 s a build a round
+# (mixed-mla, thirty-ninth session), each round line gives the seconds elapsed; the first round, with
+# each build's tests, ~18 s a build. With ONE_FILE=1 everything it wrote goes back
 # as one $OUT/compare.tgz (a call returns at most eight files: two comparisons in one call lost the
 # second one's rounds); unpack it into a folder and give that folder to compare-rounds.py, and file it
 # with scripts/collect-rounds.sh. With PLACEMENTS=N every timed run has "placements": N (a copy of the
 # config under the same name): a change to either kernel can move every placement of a short 64-row
 # shape at once, and eight brought two builds within their spread where three did not (README, "How it
-# times"); ~2.5x the time of three.
+# times"). Code that never runs moves them too (a walker grown by dead code: +4-9 % on b32-q4-kv1024,
+# README "How it times"): to judge a change there, add a control build that only moves the code
+# (results/h200/steps/sm90-wgmma-rounds-s39-code-shift/diag-shift*.patch on the same base).
 # With BUDGET_S=N a further round starts only if the last one would still end within N seconds of
-# the start (the first round's time is the first estimate; three builds at eight placements take ~60 s a build a round: a call's 600 s holds fewer
-# rounds than asked); every build then has the same number of rounds, and the log says where it stopped.
+# the start (the first round's time, tests included, is the first estimate), so a call's time limit
+# is kept; every build then has the same number of rounds, and the log says where it stopped.
 # Two configs in one device call: run it once per config, each with its own OUT under the call's, and
 # file each archive with scripts/collect-rounds.sh (thirty-eighth session: mixed-mla and paged).
 #   scripts/device-compare-builds.sh build build-ex2-ftz build-p-stmatrix build-vt-stmatrix
@@ -25,7 +28,7 @@
 #   OUT=$OUT/paged CONFIG=configs/paged.json ROUNDS=3 ONE_FILE=1 scripts/device-compare-builds.sh build-main build-x
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
-[ $# -gt 0 ] || { sed -n '2,25p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,28p' "$0"; exit 2; }
 mkdir -p "$OUT"
 start=$SECONDS
 [ -z "${BUDGET_S:-}" ] || [[ $BUDGET_S =~ ^[1-9][0-9]*$ ]] ||
