@@ -17,7 +17,9 @@
 # shape at once, and eight brought two builds within their spread where three did not (README, "How it
 # times"). Code that never runs moves them too (a walker grown by dead code: +4-9 % on b32-q4-kv1024,
 # README "How it times"): to judge a change there, add a control build that only moves the code
-# (results/h200/steps/sm90-wgmma-rounds-s39-code-shift/diag-shift*.patch on the same base).
+# (results/h200/steps/sm90-wgmma-rounds-s39-code-shift/diag-shift*.patch on the same base). One binary
+# under several environments (CUDA_MODULE_LOADING=EAGER, a diagnostic's MB_DIAG_* knob) compares the
+# same way: scripts/env-build.sh makes each a build folder of wrappers.
 # With BUDGET_S=N a further round starts only if the last one would still end within N seconds of
 # the start (the first round's time, tests included, is the first estimate), so a call's time limit
 # is kept; every build then has the same number of rounds, and the log says where it stopped.
@@ -28,7 +30,7 @@
 #   OUT=$OUT/paged CONFIG=configs/paged.json ROUNDS=3 ONE_FILE=1 scripts/device-compare-builds.sh build-main build-x
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
-[ $# -gt 0 ] || { sed -n '2,28p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,30p' "$0"; exit 2; }
 mkdir -p "$OUT"
 start=$SECONDS
 [ -z "${BUDGET_S:-}" ] || [[ $BUDGET_S =~ ^[1-9][0-9]*$ ]] ||
