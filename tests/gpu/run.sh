@@ -149,6 +149,29 @@ print("--set placements=1: config.set %r, placements %s" % (d["config"].get("set
 sys.exit(0 if ok and d["cases"] else 1)
 PY
 result "--set placements=1: every case on one placement, the override recorded" $? "see the line above"
+# How the runtime loaded the kernels is recorded as the environment had it (README, "How it times":
+# the load order moves the short 64-row shapes): set, and unset.
+for how in set unset; do
+    if [ $how = set ]; then
+        CUDA_MODULE_LOADING=EAGER HIP_ENABLE_DEFERRED_LOADING=0 "$BIN" run --quiet --out "$TMP/ml-$how" \
+            --set placements=1 "$HERE/../../tests/data/one-case.json" > "$TMP/ml-$how.log" 2>&1
+    else
+        env -u CUDA_MODULE_LOADING -u HIP_ENABLE_DEFERRED_LOADING "$BIN" run --quiet --out "$TMP/ml-$how" \
+            --set placements=1 "$HERE/../../tests/data/one-case.json" > "$TMP/ml-$how.log" 2>&1
+    fi
+    rc=$?
+    python3 - "$TMP/ml-$how/one-case.json" "$how" <<'PY'
+import json, sys
+got = json.load(open(sys.argv[1]))["device"].get("module_loading")
+want = {"set": ["CUDA_MODULE_LOADING=EAGER", "HIP_ENABLE_DEFERRED_LOADING=0"],
+        "unset": ["CUDA_MODULE_LOADING unset", "HIP_ENABLE_DEFERRED_LOADING unset"]}[sys.argv[2]]
+print("module loading %s: device.module_loading %r" % (sys.argv[2], got))
+sys.exit(0 if got in want else 1)
+PY
+    ok=$?
+    [ "$rc" -eq 0 ] && [ "$ok" -eq 0 ]
+    result "module loading $how: recorded as the environment had it (exit $rc)" $? "$(tail -n 3 "$TMP/ml-$how.log")"
+done
 # "tuned" reads the tuning file's entry for the shape: a good count is used (splits column "2t"); a
 # hand-edited count no config could ask for is refused, naming the file and the entry (exit 2).
 echo '{ "cases": [ { "name": "t", "batch": 2, "kv_len": 256, "num_kv_splits": "tuned", "min_runs": 1, "max_runs": 1, "warmup": 0, "placements": 1 } ] }' > "$TMP/tuned.json"
