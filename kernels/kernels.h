@@ -187,6 +187,8 @@ hipError_t mb_launch_empty(hipStream_t s);
  * across the call). `blocks` one-thread blocks, the SM count, so that one of them runs on SM 0; where
  * none does, out keeps what it held (zero it first). */
 hipError_t mb_launch_sm_stamp(uint64_t *out, int blocks, hipStream_t s);
+/* Empties every SM's instruction caches ("icache": "cold"); sink is never written in practice. */
+hipError_t mb_launch_icache_evict(int sm_count, uint32_t *sink, hipStream_t s);
 /* Reads n bytes (n a multiple of 16) and folds them into *sink: the planted slowdown of the A/B test. */
 hipError_t mb_launch_read_all(const uint8_t *p, int64_t n, uint32_t *sink, hipStream_t s);
 

@@ -1,6 +1,6 @@
 /* Kernels that serve the measurement itself: a spin that hides host submission from the events, an
- * empty kernel whose event-to-event time is the floor of what the tool can measure, and the stamps
- * that give the SM clock across a timed call. */
+ * empty kernel whose event-to-event time is the floor of what the tool can measure, the stamps
+ * that give the SM clock across a timed call, and the code that empties the instruction caches. */
 #include "common.h"
 
 __global__ void spin_kernel(uint64_t cycles)
@@ -52,5 +52,28 @@ extern "C" hipError_t mb_launch_read_all(const uint8_t *p, int64_t n, uint32_t *
 {
     if (n % 16) return hipErrorInvalidValue;
     read_all_kernel<<<1024, 256, 0, s>>>((const uint4 *)p, n / 16, sink);
+    return MB_LAUNCH_RESULT();
+}
+
+/* "icache": "cold": 32,768 dependent FMAs of straight-line code (512 KB on NVIDIA, where an instruction
+ * is 16 bytes; several times any SM's instruction caches), run through by every SM, so that none of
+ * the code the last timed call left there survives. Two blocks an SM, so that the block scheduler
+ * leaves none out; four warps a block, one on each of an NVIDIA SM's schedulers, whose first-level
+ * instruction caches are their own. On the H200 the timed times stopped moving with the kernels'
+ * code placement under it (results/h200/steps/sm90-wgmma-rounds-s40-icache-cold/). */
+#define MB_X2(s) s s
+#define MB_X16(s) MB_X2(MB_X2(MB_X2(MB_X2(s))))
+#define MB_X32K(s) MB_X16(MB_X16(MB_X16(MB_X2(MB_X2(MB_X2(s))))))
+__global__ void __launch_bounds__(128) icache_evict_kernel(float seed, uint32_t *sink)
+{
+    float a = seed + (float)threadIdx.x, b = 1.0f + seed;
+    MB_X32K(a = fmaf(a, b, 0.5f);)
+    if (a == -1.0f) *sink = 1;   /* never true for these inputs, but the compiler cannot know */
+}
+
+extern "C" hipError_t mb_launch_icache_evict(int sm_count, uint32_t *sink, hipStream_t s)
+{
+    if (sm_count < 1) return hipErrorInvalidValue;
+    icache_evict_kernel<<<2 * sm_count, 128, 0, s>>>(0.0f, sink);
     return MB_LAUNCH_RESULT();
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Files a comparison of builds that scripts/device-compare-builds.sh ran with ROUNDS >= 2 (its
-# compare.tgz, or the folder it was unpacked into) as results/h200/steps/sm90-wgmma-rounds-NAME/:
+# compare.tgz, or the folder it was unpacked into) as results/<gpu>/steps/sm90-wgmma-rounds-NAME/
+# (<gpu> the model the runs record, scripts/results-dir.py; RESULTS=DIR to file elsewhere):
 # each build's timed table of every round (mixed-mla's, or CONFIG's; round 1 from its iter-*.tgz, the others from
 # rounds.tgz), as measured, and scripts/compare-rounds.py's verdicts in both modes against `build`
 # (BASE=FOLDER for another base build, e.g. a stripped copy of main's carried as build-main).
@@ -16,10 +17,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ -f "$src" ]; then mkdir "$tmp/in" && tar -C "$tmp/in" -xzf "$src" && src=$tmp/in; fi
 [ -f "$src/rounds.tgz" ] || { echo "collect-rounds: $src has no rounds.tgz (was ROUNDS >= 2?)" >&2; exit 1; }
-dst=results/h200/steps/sm90-wgmma-rounds-$name
-mkdir -p "$dst" "$tmp/x"
+mkdir -p "$tmp/x"
 for f in "$src"/iter-*.tgz; do tar -C "$tmp/x" -xzf "$f"; done
 tar -C "$tmp/x" -xzf "$src/rounds.tgz"
+R=${RESULTS:-$(python3 scripts/results-dir.py "$tmp/x")}
+dst=$R/steps/sm90-wgmma-rounds-$name
+mkdir -p "$dst"
 for d in "$tmp"/x/iter-*; do
     b=${d##*/iter-}
     # a build whose tests stopped before its timed run (its layout test missing, say) has no round 1

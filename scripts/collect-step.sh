@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Files one build's run of scripts/device-kernel-iter.sh (its iter-<build>.tgz, as
 # scripts/device-compare-builds.sh brings it back) as a step of results/NOTES.md:
-# results/h200/steps/sm90-wgmma-<STEP>/ gets the layout test's log, the correctness sweep, the planted
+# results/<gpu>/steps/sm90-wgmma-<STEP>/ (<gpu> the model the run records, scripts/results-dir.py;
+# RESULTS=DIR to file elsewhere) gets the layout test's log, the correctness sweep, the planted
 # bugs' counts and the timed mixed-mla tables, as measured.
 #   scripts/collect-step.sh /work/.device/1/iter-build-cvt-widen.tgz v36-cvt-widen
 set -euo pipefail
@@ -16,7 +17,8 @@ src=$(echo "$tmp"/iter-*)
 [ -f "$src/m/mixed-mla.csv" ] || { echo "collect-step: $tgz has no timed run (its layout test failed?): $(tail -n 1 "$src/layout.log")" >&2; exit 1; }
 # Older runs have their planted-bug counts only in their device call's output.
 [ -f "$src/planted-bugs.log" ] || { echo "collect-step: $tgz has no planted-bugs.log (device-kernel-iter.sh writes it since the ninth wgmma session)" >&2; exit 1; }
-dst=results/h200/steps/sm90-wgmma-$step
+R=${RESULTS:-$(python3 scripts/results-dir.py "$src")}
+dst=$R/steps/sm90-wgmma-$step
 mkdir -p "$dst"
 cp "$src/layout.log" "$dst/layout-test.log"
 cp "$src/c/correctness.csv" "$dst/gpu-correctness.csv"

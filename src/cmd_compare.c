@@ -10,9 +10,9 @@
 
 static const char help[] =
     "usage: mla-bench compare [OPTIONS] BASELINE.json NEW.json\n"
-    "Compares two result files case by case, matched by name, mode and L2 setting: the metric's\n"
-    "change, a noise figure (2 x the combined relative standard error), and a two-sided Mann-Whitney U\n"
-    "test on the stored samples. Verdicts:\n"
+    "Compares two result files case by case, matched by name, mode and cache settings (l2, icache):\n"
+    "the metric's change, a noise figure (2 x the combined relative standard error), and a two-sided\n"
+    "Mann-Whitney U test on the stored samples. Verdicts:\n"
     "  regressed   significantly slower (p < alpha) by more than --max-regression and by more than\n"
     "              the placements' spread (the medians of a run's placements apart, the larger of the\n"
     "              two runs'; a run without placements has none)\n"

@@ -101,8 +101,9 @@ static double metric_of(const mb_stats_t *t, int m)
 
 static int same_case(const mb_case_result_t *a, const mb_case_result_t *b)
 {
-    /* The L2 setting too: a case timed hot and one timed cold are two measurements, not a change. */
-    return a->c->mode == b->c->mode && a->c->l2 == b->c->l2 && !strcmp(a->c->name, b->c->name);
+    /* The cache settings too: a case timed hot and one timed cold are two measurements, not a change. */
+    return a->c->mode == b->c->mode && a->c->l2 == b->c->l2 && a->c->icache == b->c->icache &&
+           !strcmp(a->c->name, b->c->name);
 }
 
 static void case_id(mb_cmp_case_t *k, const mb_case_result_t *r)
@@ -262,7 +263,7 @@ int mb_compare_reports(const mb_report_t *base, const mb_report_t *neu, const mb
     match_cases(out, base, neu, o, used);
     free(used);
     if (!out->n_rows) {
-        snprintf(err, errlen, "%s and %s have no case in common (cases are matched by name, mode and L2 setting)",
+        snprintf(err, errlen, "%s and %s have no case in common (cases are matched by name, mode and cache settings)",
                  out->base_path, out->new_path);
         mb_compare_free(out);
         return -1;

@@ -38,7 +38,7 @@ _Static_assert((long long)MB_MAX_BATCH * MB_MAX_Q_LEN * MB_MAX_HEADS <= INT32_MA
 
 /* Case fields. The grid keys come first, in expansion order: the first is the outermost loop. */
 typedef enum {
-    F_BATCH, F_Q_LEN, F_HEADS, F_KV_LEN, F_SPLITS, F_MODE, F_L2, F_SEED, F_Q_STD, F_KV_STD, F_CAUSAL,
+    F_BATCH, F_Q_LEN, F_HEADS, F_KV_LEN, F_SPLITS, F_MODE, F_L2, F_ICACHE, F_SEED, F_Q_STD, F_KV_STD, F_CAUSAL,
     F_Q_QUANT, F_PLAN, F_PAGE_SIZE, F_PAGE_ORDER, F_NAME, F_KV_LENS, F_WARMUP, F_MIN_RUNS, F_MAX_RUNS,
     F_TARGET_RSE, F_MAX_SECONDS, F_PLACEMENTS, F_ATOL, F_RTOL, F_MAX_REL_L2, F_COUNT
 } field_id_t;
@@ -56,7 +56,7 @@ typedef struct field {
 
 static const char *const CASE_KEYS[F_COUNT] = {
     [F_BATCH] = "batch", [F_Q_LEN] = "q_len", [F_HEADS] = "heads", [F_KV_LEN] = "kv_len",
-    [F_SPLITS] = "num_kv_splits", [F_MODE] = "mode", [F_L2] = "l2", [F_SEED] = "seed",
+    [F_SPLITS] = "num_kv_splits", [F_MODE] = "mode", [F_L2] = "l2", [F_ICACHE] = "icache", [F_SEED] = "seed",
     [F_Q_STD] = "q_std", [F_KV_STD] = "kv_std", [F_CAUSAL] = "causal", [F_Q_QUANT] = "q_quant",
     [F_PLAN] = "plan", [F_PAGE_SIZE] = "page_size", [F_PAGE_ORDER] = "page_order", [F_NAME] = "name",
     [F_KV_LENS] = "kv_lens", [F_WARMUP] = "warmup", [F_MIN_RUNS] = "min_runs",
@@ -73,6 +73,7 @@ static const field_t FIELDS[F_COUNT] = {
     [F_SPLITS] = {K_SPLITS, 1, MB_MAX_SPLITS, 0, {0}},
     [F_MODE] = {K_CHOICE, 0, 0, 0, {"eager", "graph"}},
     [F_L2] = {K_CHOICE, 0, 0, 0, {"cold", "hot", "cold-clean"}},
+    [F_ICACHE] = {K_CHOICE, 0, 0, 0, {"warm", "cold"}},
     /* 2^53: larger seeds would not survive a round trip through a JSON double */
     [F_SEED] = {K_INT, 0, 9007199254740992.0, 0, {0}},
     [F_Q_STD] = {K_NUM, 0, 1e4, 1, {0}},
@@ -484,6 +485,7 @@ static void builtin_defaults(mb_case_t *c)
     c->splits = MB_DEF_SPLITS;
     c->mode = MB_DEF_MODE;
     c->l2 = MB_DEF_L2;
+    c->icache = MB_DEF_ICACHE;
     c->seed = MB_DEF_SEED;
     c->q_std = MB_DEF_Q_STD;
     c->kv_std = MB_DEF_KV_STD;
@@ -507,6 +509,7 @@ static void apply(mb_case_t *c, field_id_t f, value_t v)
     case F_SPLITS: c->splits = (int)v.v; break;
     case F_MODE: c->mode = v.v == 0 ? MB_MODE_EAGER : MB_MODE_GRAPH; break;
     case F_L2: c->l2 = (mb_l2_t)v.v; break;
+    case F_ICACHE: c->icache = (mb_icache_t)v.v; break;
     case F_SEED: c->seed = (uint64_t)v.v; break;
     case F_Q_STD: c->q_std = v.v; break;
     case F_KV_STD: c->kv_std = v.v; break;
@@ -909,6 +912,11 @@ const char *mb_mode_name(mb_mode_t m)
 const char *mb_l2_name(mb_l2_t l)
 {
     return FIELDS[F_L2].choice[l];
+}
+
+const char *mb_icache_name(mb_icache_t i)
+{
+    return FIELDS[F_ICACHE].choice[i];
 }
 
 const char *mb_q_quant_name(mb_q_quant_t q)

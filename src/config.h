@@ -11,6 +11,12 @@
  * write read back, so that the call finds clean lines and pays for its own traffic alone; hot with no
  * flush. The values are the config's choice indices. */
 typedef enum { MB_L2_COLD = 0, MB_L2_HOT = 1, MB_L2_COLD_CLEAN = 2 } mb_l2_t;
+/* What a timed call finds in the SMs' instruction caches ("icache"): warm (the default), whatever the
+ * previous timed call left there, or cold, emptied before every timed call (timing.c). Warm is how peers'
+ * numbers are taken; cold is what a kernel meets inside a model's forward pass, where other kernels
+ * ran in between, and its times do not move with where the driver placed the kernels' code (README,
+ * "How it times"). */
+typedef enum { MB_ICACHE_WARM = 0, MB_ICACHE_COLD = 1 } mb_icache_t;
 typedef enum { MB_MODE_EAGER = 0, MB_MODE_GRAPH = 1 } mb_mode_t;
 
 /* How Q reaches fp8: "cast" (saturating cast, scale 1: the cast-free path), "amax" (per-tensor amax
@@ -51,6 +57,7 @@ typedef struct mb_case {
     int splits;                /* num_kv_splits: 0 = "auto", MB_SPLITS_TUNED, else a fixed count */
     mb_mode_t mode;
     mb_l2_t l2;                /* what a timed call finds in the L2 (timing.c) */
+    mb_icache_t icache;        /* ... and in the SMs' instruction caches */
     uint64_t seed;
     double q_std, kv_std;
     int warmup, min_runs, max_runs;
@@ -85,6 +92,7 @@ int mb_config_filter(mb_config_t *cfg, const char *pattern, char *err, size_t er
 
 const char *mb_mode_name(mb_mode_t m);
 const char *mb_l2_name(mb_l2_t l);
+const char *mb_icache_name(mb_icache_t i);
 const char *mb_q_quant_name(mb_q_quant_t q);
 const char *mb_page_order_name(mb_page_order_t o);
 /* num_kv_splits as a config writes it: "auto", "tuned" or the count. */

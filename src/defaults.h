@@ -9,6 +9,7 @@
 #define MB_DEF_SPLITS       0        /* "auto" */
 #define MB_DEF_MODE         MB_MODE_GRAPH
 #define MB_DEF_L2           MB_L2_COLD
+#define MB_DEF_ICACHE       MB_ICACHE_WARM   /* as the targets and the peers' numbers were taken */
 #define MB_DEF_SEED         1
 #define MB_DEF_Q_STD        1.0
 #define MB_DEF_KV_STD       1.0

@@ -112,10 +112,12 @@ static void fill_row(row_t row, const mb_case_result_t *cr, int md)
     cell_text(row[COL_KV], c->kv_desc, md);
     snprintf(row[COL_HEADS], CELL, "%d", c->heads);
     mb_splits_text(row[COL_SPLITS], CELL, cr);
-    /* The L2 setting beside the mode where it is not the default, so that a hot or cold-clean time is
-     * not read as a cold one. */
-    if (c->l2 == MB_L2_COLD) snprintf(row[COL_MODE], CELL, "%s", mb_mode_name(c->mode));
-    else snprintf(row[COL_MODE], CELL, "%s, l2 %s", mb_mode_name(c->mode), mb_l2_name(c->l2));
+    /* The cache settings beside the mode where they are not the defaults, so that a hot or cold-clean
+     * time is not read as a cold one, nor a cold-code time as one with the code warm. */
+    char l2[24] = "", ic[24] = "";
+    if (c->l2 != MB_L2_COLD) snprintf(l2, sizeof l2, ", l2 %s", mb_l2_name(c->l2));
+    if (c->icache != MB_ICACHE_WARM) snprintf(ic, sizeof ic, ", icache %s", mb_icache_name(c->icache));
+    snprintf(row[COL_MODE], CELL, "%s%s%s", mb_mode_name(c->mode), l2, ic);
     cell_text(row[COL_KERNEL], cr->kernel[0] ? cr->kernel : "-", md);
     cell_num(row[COL_MEDIAN], "%.2f", cr->time.median, timed);
     cell_num(row[COL_RSE], "%.1f%%", cr->time.rse * 100.0, timed);

@@ -71,6 +71,7 @@ static void json_case_def(jb_t *b, cJSON *o, const mb_case_t *c)
                                   : cJSON_CreateString(c->splits == MB_SPLITS_TUNED ? "tuned" : "auto"));
     jb_put_str(b, o, "mode", mb_mode_name(c->mode));
     jb_put_str(b, o, "l2", mb_l2_name(c->l2));
+    jb_put_str(b, o, "icache", mb_icache_name(c->icache));
     /* Printed as an integer: a double would round seeds above 2^53. */
     snprintf(seed, sizeof seed, "%" PRIu64, c->seed);
     jb_put(b, o, "seed", cJSON_CreateRaw(seed));
@@ -292,6 +293,12 @@ static void read_case_def(rd_t *r, const cJSON *o, const char *w, mb_case_t *c)
     c->mode = m == 1 ? MB_MODE_GRAPH : MB_MODE_EAGER;
     const int l = rd_choice(r, o, w, "l2", l2, 3, "expected \"cold\", \"hot\" or \"cold-clean\"");
     c->l2 = l > 0 ? (mb_l2_t)l : MB_L2_COLD;
+    /* Optional: files written before it was a setting had the code warm. */
+    static const char *const icache[2] = {"warm", "cold"};   /* mb_icache_t's order */
+    c->icache = MB_ICACHE_WARM;
+    if (cJSON_GetObjectItemCaseSensitive(o, "icache"))
+        c->icache = rd_choice(r, o, w, "icache", icache, 2, "expected \"warm\" or \"cold\"") == 1 ? MB_ICACHE_COLD
+                                                                                               : MB_ICACHE_WARM;
     double seed = rd_num(r, o, w, "seed");
     if (seed >= 0 && seed < 18446744073709551616.0 && seed == floor(seed)) c->seed = (uint64_t)seed;
     else rd_fail(r, w, "seed", "expected an unsigned integer");

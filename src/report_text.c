@@ -177,6 +177,7 @@ static void csv_row(FILE *f, const mb_case_result_t *cr)
     csv_num(f, mb_placement_spread_pct(cr), timed && cr->placements > 0);
     csv_num(f, cr->sm_mhz, timed && cr->sm_mhz > 0);
     csv_str(f, !planned ? "" : cr->plan_built ? "built" : "cached");
+    csv_str(f, mb_icache_name(c->icache));   /* a later column: earlier ones keep their places */
     csv_str(f, mb_status_name(cr->status));   /* last: scripts read it as $NF */
     fputc('\n', f);
 }
@@ -185,7 +186,7 @@ static void csv_body(FILE *f, const mb_report_t *r)
 {
     fputs("name,batch,q_len,kv,heads,splits,mode,l2,kernel,median_us,mean_us,min_us,max_us,stddev_us,rse,n,"
           "host_wall_us,bytes,tbps,pct_copy,max_abs,rel_l2,row_rel_l2,cosine,n_outside,fid_rel_l2,q_quant,plan_policy,page_size,page_order,"
-          "plan_us,quant_us,decode_us,combine_us,staged_total_us,q_saturated,q_below_normal,placements,placement_spread_pct,sm_mhz,plan,status\n", f);
+          "plan_us,quant_us,decode_us,combine_us,staged_total_us,q_saturated,q_below_normal,placements,placement_spread_pct,sm_mhz,plan,icache,status\n", f);
     for (int i = 0; i < r->n_results; i++) csv_row(f, &r->results[i]);
 }
 

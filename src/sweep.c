@@ -12,7 +12,7 @@
 static int same_shape(const mb_case_t *a, const mb_case_t *b)
 {
     return a->batch == b->batch && a->q_len == b->q_len && a->heads == b->heads && a->causal == b->causal &&
-           a->mode == b->mode && a->l2 == b->l2 && a->seed == b->seed && a->q_std == b->q_std &&
+           a->mode == b->mode && a->l2 == b->l2 && a->icache == b->icache && a->seed == b->seed && a->q_std == b->q_std &&
            a->kv_std == b->kv_std && a->page_size == b->page_size &&
            (!a->page_size || a->page_order == b->page_order) &&
            !memcmp(a->kv_lens, b->kv_lens, sizeof(int32_t) * a->batch);

@@ -136,6 +136,20 @@ result "timeout -s INT (signal delivered twice): finished cases written, marked 
 run_expect dump 0 --out "$TMP/d" --dump "$TMP/dump" "$HERE/../../configs/smoke.json"
 grep -Eq '"l2":[[:space:]]*"cold-clean"' "$TMP/d/smoke.json" 2>/dev/null
 result "l2 cold-clean: run and recorded as such (smoke.json)" $? "no cold-clean case in $TMP/d/smoke.json"
+# "icache": "cold" runs its eviction kernel before every timed call (every launch checked), the case
+# passes, and the JSON, the CSV and the table say it was timed so; the other cases say warm.
+python3 - "$TMP/d/smoke.json" "$TMP/d/smoke.csv" "$TMP/d/smoke.md" > "$TMP/icache.log" 2>&1 <<'PY'
+import csv, json, sys
+cases = {c["name"]: c for c in json.load(open(sys.argv[1]))["cases"]}
+rows = {r["name"]: r for r in csv.DictReader(open(sys.argv[2]))}
+cold = cases["icache-cold"]
+assert cold["icache"] == "cold" and cold["status"] == "pass" and cold["time_us"]["n"] > 0, cold.get("status")
+assert rows["icache-cold"]["icache"] == "cold" and rows["tiny"]["icache"] == "warm"
+assert all(c["icache"] == "warm" for n, c in cases.items() if n != "icache-cold")
+assert "graph, icache cold" in open(sys.argv[3]).read()
+print("icache-cold: timed", cold["time_us"]["n"], "samples, recorded cold")
+PY
+result "icache cold: run, passed and recorded as such (smoke.json)" $? "$(tail -n 3 "$TMP/icache.log")"
 # --filter runs only the matching cases, and the tables hold those alone; --set placements=1 times
 # each on one workspace, and the JSON records the override.
 run_expect filter 0 --out "$TMP/f" --filter '^ragged|wide' --set placements=1 "$HERE/../../configs/smoke.json"

@@ -241,6 +241,21 @@ static void config_grid_value_texts(void)
     mb_config_free(&cfg);
 }
 
+/* "icache": warm unless asked; "cold" is its own setting, in a grid like the others. */
+static void config_icache(void)
+{
+    mb_config_t cfg;
+    if (!PARSE_OK("{'cases':[{'name':'d','batch':1,'kv_len':8},{'name':'x','batch':1,'kv_len':8,'icache':['warm','cold']}]}", &cfg)) return;
+    CHECK(cfg.n_cases == 3);
+    if (cfg.n_cases == 3) {
+        CHECK(cfg.cases[0].icache == MB_ICACHE_WARM && MB_DEF_ICACHE == MB_ICACHE_WARM);
+        CHECKF(cfg.cases[1].icache == MB_ICACHE_WARM && !strcmp(cfg.cases[1].name, "x/icache=warm"), "%s", cfg.cases[1].name);
+        CHECKF(cfg.cases[2].icache == MB_ICACHE_COLD && !strcmp(cfg.cases[2].name, "x/icache=cold"), "%s", cfg.cases[2].name);
+    }
+    CHECK(!strcmp(mb_icache_name(MB_ICACHE_COLD), "cold") && !strcmp(mb_icache_name(MB_ICACHE_WARM), "warm"));
+    mb_config_free(&cfg);
+}
+
 /* "l2": "cold-clean" is its own setting, named in a grid like the others. */
 static void config_l2_cold_clean(void)
 {
@@ -498,6 +513,8 @@ static void config_err_other_fields(void)
     BAD_VALUE("'mode':1", "mode: expected 'eager' or 'graph', got 1");
     BAD_VALUE("'l2':'warm'", "l2: expected 'cold', 'hot' or 'cold-clean', got 'warm'");
     BAD_VALUE("'l2':true", "l2: expected 'cold', 'hot' or 'cold-clean', got true");
+    BAD_VALUE("'icache':'hot'", "icache: expected 'warm' or 'cold', got 'hot'");
+    BAD_VALUE("'icache':false", "icache: expected 'warm' or 'cold', got false");
     BAD_VALUE("'causal':1", "causal: expected true or false, got 1");
     BAD_VALUE("'causal':'yes'", "causal: expected true or false, got 'yes'");
     BAD_VALUE("'q_std':0", "q_std: expected number in (0, 10000], got 0");
@@ -915,6 +932,7 @@ static void config_set(void)
         {"name=x", "--set name=x: each case has a name of its own; one cannot be set for all"},
         {"=8", "--set '=8': expected KEY=VALUE, e.g. placements=8 or l2=hot"},
         {"l2=lukewarm", "--set l2=lukewarm: l2: expected \"cold\", \"hot\" or \"cold-clean\", got \"lukewarm\""},
+        {"icache=hot", "--set icache=hot: icache: expected \"warm\" or \"cold\", got \"hot\""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECKF(mb_config_load_set(path, &bad[i].set, 1, &cfg, err, sizeof err) == 2 && !strcmp(err, bad[i].msg),
@@ -964,6 +982,7 @@ void suite_config(void)
     RUN(config_kv_override);
     RUN(config_grid_order_and_names);
     RUN(config_grid_value_texts);
+    RUN(config_icache);
     RUN(config_l2_cold_clean);
     RUN(config_grid_generated_names);
     RUN(config_grid_in_defaults);

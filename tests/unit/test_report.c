@@ -54,6 +54,7 @@ static void fixture(fixture_t *x)
         c->splits = i == 1 ? 4 : 0;
         c->mode = i == 2 ? MB_MODE_EAGER : MB_MODE_GRAPH;
         c->l2 = i == 1 ? MB_L2_HOT : i == 2 ? MB_L2_COLD_CLEAN : MB_L2_COLD;
+        c->icache = i == 1 ? MB_ICACHE_COLD : MB_ICACHE_WARM;
         c->seed = i == 0 ? UINT64_C(12345678901) : (uint64_t)i;
         c->q_std = 1.0 / 3.0;
         c->kv_std = 0.7;
@@ -190,7 +191,7 @@ static void check_case_equal(const mb_case_result_t *a, const mb_case_result_t *
     CHECK(ca->file && cb->file && !strcmp(ca->file, cb->file));
     CHECK(ca->index == cb->index && ca->batch == cb->batch && ca->q_len == cb->q_len);
     CHECK(ca->heads == cb->heads && ca->causal == cb->causal && ca->splits == cb->splits);
-    CHECK(ca->mode == cb->mode && ca->l2 == cb->l2 && ca->seed == cb->seed);
+    CHECK(ca->mode == cb->mode && ca->l2 == cb->l2 && ca->icache == cb->icache && ca->seed == cb->seed);
     CHECK(!strcmp(ca->kv_desc, cb->kv_desc));
     for (int i = 0; i < ca->batch; i++) CHECK(ca->kv_lens[i] == cb->kv_lens[i]);
     CHECK(ca->q_std == cb->q_std && ca->kv_std == cb->kv_std);
@@ -553,6 +554,28 @@ static void test_module_loading(void)
     cJSON_Delete(root);
 }
 
+/* A case's "icache" is read back as written; a value other than warm or cold is refused by its path; a
+ * file from before the setting (no field) was timed with the code warm. */
+static void test_json_icache(void)
+{
+    char path[128], err[512] = "";
+    cJSON *root = fixture_as_json("icache.json", path, sizeof path);
+    cJSON *c1 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cases"), 1);
+    CHECK(c1 && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c1, "icache")), "cold"));
+    mb_report_t back;
+    CHECKF(read_edited(root, path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.n_results > 1 && back.results[1].c->icache == MB_ICACHE_COLD && back.results[0].c->icache == MB_ICACHE_WARM);
+    mb_report_free_read(&back);
+    cJSON_ReplaceItemInObject(c1, "icache", cJSON_CreateString("lukewarm"));
+    CHECK(read_edited(root, path, &back, err, sizeof err) == -1);
+    CHECKF(strstr(err, "icache") && strstr(err, "expected \"warm\" or \"cold\""), "%s", err);
+    cJSON_DeleteItemFromObject(c1, "icache");
+    CHECKF(read_edited(root, path, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back.n_results > 1 && back.results[1].c->icache == MB_ICACHE_WARM);
+    mb_report_free_read(&back);
+    cJSON_Delete(root);
+}
+
 static void test_json_config_not_json(void)
 {
     fixture_t x;
@@ -684,7 +707,7 @@ static void test_csv(void)
     char *text = slurp(path, NULL);
     static char f[200][160];
     int nrec = 0, nf = text ? csv_parse(text, f, 200, &nrec) : 0;
-    enum { NC = 42 };
+    enum { NC = 43 };
     CHECKF(nrec == 1 + NCASES && nf == NC * (1 + NCASES), "records %d fields %d", nrec, nf);
     CHECK(!strcmp(f[0], "name") && !strcmp(f[9], "median_us") && !strcmp(f[NC - 1], "status"));
     /* the staged calls' whole time: none for the first case, 15.0625 for the second */
@@ -704,14 +727,16 @@ static void test_csv(void)
     CHECK(strtod(f[NC + 9], NULL) == 10.5 && strtod(f[NC + 18], NULL) == 3.1415926535);
     CHECK(!strcmp(f[2 * NC + 3], "uniform[1,4096]") && !strcmp(f[2 * NC + 5], "4"));
     CHECK(!strcmp(f[NC + 40], "built") && !strcmp(f[2 * NC + 40], "cached"));
-    CHECK(!strcmp(f[NC + 41], "pass") && !strcmp(f[2 * NC + 41], "fail"));
+    CHECK(!strcmp(f[NC + 42], "pass") && !strcmp(f[2 * NC + 42], "fail"));
+    /* the instruction caches as each case was timed: the second case cold */
+    CHECK(!strcmp(f[41], "icache") && !strcmp(f[NC + 41], "warm") && !strcmp(f[2 * NC + 41], "cold"));
     /* The cache layout: page_size 0 and no order for a flat cache. */
     CHECK(!strcmp(f[28], "page_size") && !strcmp(f[29], "page_order"));
     CHECK(!strcmp(f[NC + 28], "0") && !strcmp(f[NC + 29], ""));
     CHECK(!strcmp(f[2 * NC + 28], "16") && !strcmp(f[2 * NC + 29], "contiguous"));
     CHECK(!strcmp(f[3 * NC + 28], "64") && !strcmp(f[3 * NC + 29], "shuffled"));
     /* The error case measured nothing: empty fields, and its splits are the request. */
-    CHECK(!strcmp(f[3 * NC + 41], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
+    CHECK(!strcmp(f[3 * NC + 42], "error") && !strcmp(f[3 * NC + 9], "") && !strcmp(f[3 * NC + 5], "auto"));
     free(text);
 }
 
@@ -729,8 +754,8 @@ static void test_markdown(void)
     CHECK(text && strstr(text, "configs/smoke.json") && strstr(text, "4.01 TB/s") && strstr(text, "e4m3fn"));
     CHECK(text && !strchr(text, '\033'));
     CHECK(text && strstr(text, "| graph\\|hot "));
-    /* the L2 setting beside the mode, where it is not the default */
-    CHECKF(text && strstr(text, "| graph, l2 hot ") && strstr(text, "| eager, l2 cold-clean ") && strstr(text, "| graph                |"), "%s", text);
+    /* the cache settings beside the mode, where they are not the defaults */
+    CHECKF(text && strstr(text, "| graph, l2 hot, icache cold ") && strstr(text, "| eager, l2 cold-clean ") && strstr(text, "| graph                      |"), "%s", text);
     CHECK(text && strstr(text, "cases: 1 pass, 1 fail, 1 error"));
     CHECKF(text && strstr(text, " 3, 9.5% |") && strstr(text, " 1 |"), "%s", text);
     /* the variants table names each case's KV layout */
@@ -1049,6 +1074,7 @@ void suite_report(void)
     RUN(test_json_fields);
     RUN(test_json_gpu_id_optional);
     RUN(test_module_loading);
+    RUN(test_json_icache);
     RUN(test_json_staged_optional);
     RUN(test_json_clock_optional);
     RUN(test_sm_mhz);
