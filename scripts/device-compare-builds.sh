@@ -20,6 +20,9 @@
 # (results/h200/steps/sm90-wgmma-rounds-s39-code-shift/diag-shift*.patch on the same base). One binary
 # under several environments (CUDA_MODULE_LOADING=EAGER, a diagnostic's MB_DIAG_* knob) compares the
 # same way: scripts/env-build.sh makes each a build folder of wrappers.
+# With ICACHE=cold every timed run has "icache": "cold" (the A/B of a change to the short 64-row
+# shapes, where the warm verdict is partly a draw of the code's place; README "How it times"); mixed-mla
+# then takes ~9x as long to time with the 512 KB straight-line eviction (fortieth session).
 # With BUDGET_S=N a further round starts only if the last one would still end within N seconds of
 # the start (the first round's time, tests included, is the first estimate), so a call's time limit
 # is kept; every build then has the same number of rounds, and the log says where it stopped.
@@ -30,18 +33,19 @@
 #   OUT=$OUT/paged CONFIG=configs/paged.json ROUNDS=3 ONE_FILE=1 scripts/device-compare-builds.sh build-main build-x
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
-[ $# -gt 0 ] || { sed -n '2,30p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,33p' "$0"; exit 2; }
 mkdir -p "$OUT"
 start=$SECONDS
 [ -z "${BUDGET_S:-}" ] || [[ $BUDGET_S =~ ^[1-9][0-9]*$ ]] ||
     { echo "device-compare-builds: BUDGET_S expects seconds, got '$BUDGET_S'" >&2; exit 2; }
-if [ -n "${PLACEMENTS:-}" ]; then
+if [ -n "${PLACEMENTS:-}${ICACHE:-}" ]; then
     src=${CONFIG:-configs/mixed-mla.json}
     mkdir -p "$OUT/config"
     python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-d.setdefault("defaults", {})["placements"] = int(sys.argv[2])
-json.dump(d, sys.stdout, indent=1)' "$src" "$PLACEMENTS" > "$OUT/config/$(basename "$src")" ||
+if sys.argv[2]: d.setdefault("defaults", {})["placements"] = int(sys.argv[2])
+if sys.argv[3]: d.setdefault("defaults", {})["icache"] = sys.argv[3]
+json.dump(d, sys.stdout, indent=1)' "$src" "${PLACEMENTS:-}" "${ICACHE:-}" > "$OUT/config/$(basename "$src")" ||
         { echo "device-compare-builds: PLACEMENTS expects a count, got '$PLACEMENTS'" >&2; exit 2; }
     export CONFIG=$OUT/config/$(basename "$src")
 fi
