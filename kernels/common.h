@@ -93,6 +93,15 @@ __device__ __forceinline__ int64_t mb_kv_row(const mb_pages_t &p, const int32_t 
     return (int64_t)p.table[p.page_indptr[b] + j / p.page_size] * p.page_size + j % p.page_size;
 }
 
+/* mb_kv_row from a batch's offsets already in hand (kv_indptr[b] and page_indptr[b]): one dependent
+ * load, the page table's entry, where mb_kv_row has two. */
+__device__ __forceinline__ int64_t mb_kv_row_at(const mb_pages_t &p, int32_t kv_start, int32_t page0, int64_t t)
+{
+    if (!p.table) return t;
+    int j = (int)(t - kv_start);
+    return (int64_t)p.table[page0 + j / p.page_size] * p.page_size + j % p.page_size;
+}
+
 #define MB_LAUNCH_RESULT() hipGetLastError()
 
 #endif

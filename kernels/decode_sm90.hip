@@ -99,13 +99,13 @@ __device__ __forceinline__ void transpose_v(uint8_t *vt, uint32_t st, int it)
 /* The unit by value: through a reference the compiler must reload it after every global store. */
 template <int N, class KV>
 __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
-                         const unit_scales sc, uint32_t &seq)
+                         const s9_kv_base kb, const unit_scales sc, uint32_t &seq)
 {
     constexpr int NH = N / 2;                   /* score rows of each warpgroup */
     constexpr int RB = NH / 8;                  /* 8-row blocks of a warpgroup's score accumulator */
     const int wg = s9_warpgroup(), warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
-    const int rows = u.row_end - u.row_begin, b = u.batch;
+    const int rows = u.row_end - u.row_begin;
     const int64_t qrow0 = u.q_row0;
     const auto [kv_end, ntiles] = unit_span_of(a, u);
     const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
@@ -118,7 +118,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const KV map
     for (int s = 0; s < S9_STAGES - 1; s++)
         if (s < ntiles) {
             const uint32_t c = (seq0 + s) % S9_STAGES;
-            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, threadIdx.x, S9_THREADS);
+            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, kb, u.kv_begin + s * S9_TILE, kv_end, threadIdx.x, S9_THREADS);
         }
     load_q<N>(sm.v.staging, sm.q, a, qrow0, rows);
     cp_commit();
@@ -147,7 +147,7 @@ __device__ void unit_run(s9_smem<N> &sm, const mb_decode_args_t &a, const KV map
         __syncthreads();           /* everyone is past the previous tile: its stage is free */
         if (it + S9_STAGES - 1 < ntiles) {
             const uint32_t n = (seq0 + it + S9_STAGES - 1) % S9_STAGES;
-            issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[n], map, a, b, t0 + (S9_STAGES - 1) * S9_TILE, kv_end, threadIdx.x, S9_THREADS);
+            issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[n], map, a, kb, t0 + (S9_STAGES - 1) * S9_TILE, kv_end, threadIdx.x, S9_THREADS);
         }
 
         /* S^T for this warpgroup's rows (score_tile, sm90_unit.h, for the precision argument). The
@@ -327,11 +327,14 @@ __global__ void __launch_bounds__(s9_threads<N, RS>(), 1)
         ps_run<N>(sm, a, map, sc, w0, w1, u);
     } else {
         uint32_t seq = 0;
+        /* The 64-row walker (above) keeps mb_kv_row's two loads: any change to its inputs redraws its
+         * machine code, and its paged tiles cost it ~1 % (README, "Paged KV"). */
+        s9_kv_base kb = (int)blockIdx.x < f.n ? s9_kv_base{ u.kv_start, f.page0[blockIdx.x] } : s9_kv_base_of(a, u);
         for (int w = w0; w < w1; w++) {
-            if (w > w0) u = a.work[w];
-            if constexpr (N <= S9_PP_ROWS) unit_run_pp<N>(sm, a, map, u, sc, seq);
-            else if constexpr (RS) unit_run_rs<N>(sm, a, map, u, sc, seq);
-            else unit_run<N>(sm, a, map, u, sc, seq);
+            if (w > w0) u = a.work[w], kb = s9_kv_base_of(a, u);
+            if constexpr (N <= S9_PP_ROWS) unit_run_pp<N>(sm, a, map, u, kb, sc, seq);
+            else if constexpr (RS) unit_run_rs<N>(sm, a, map, u, kb, sc, seq);
+            else unit_run<N>(sm, a, map, u, kb, sc, seq);
         }
     }
 #endif

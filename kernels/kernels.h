@@ -84,6 +84,9 @@ typedef struct mb_decode_args {
      * A kernel that takes them by value has no load in front of its first unit (sm90, v115b). */
     float kv_scale_value, q_scale_value;
     int scales_known;
+    /* The plan's page_indptr (plan.h) for a paged cache, else NULL: first_units.h hands each CTA its
+     * first unit's entry. Last, so that the fields before keep their places in the parameters. */
+    const int32_t *host_page_indptr;
 } mb_decode_args_t;
 
 typedef struct mb_combine_args {

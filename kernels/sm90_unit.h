@@ -160,24 +160,35 @@ __device__ __forceinline__ void wg_sync(int wg) { asm volatile("bar.sync %0, 128
  * page there, issued lane by lane since its operands are uniform: 16-token pages cost 59 %, 1-token
  * pages 8x over a flat cache that way, results/NOTES.md, v21.) Rows past the unit's end read another
  * row of the cache, finite fp8 codes that P = 0 multiplies; past the cache's end the TMA fills zeros. */
-__device__ __noinline__ void copy_tile_paged(uint32_t st, const mb_decode_args_t &a, int b, int t0, int t1, int tid, int nthreads)
+/* Where a unit's batch lies: kv_indptr[b] (the unit's kv_start) and, in a paged cache, page_indptr[b],
+ * which a CTA's first unit has from its launch (first_units.h) and a later one loads at its start
+ * (s9_kv_base_of): every lookup is then one load, the page table's entry (v133d). */
+struct s9_kv_base {
+    int32_t start, page0;
+};
+__device__ __forceinline__ s9_kv_base s9_kv_base_of(const mb_decode_args_t &a, const mb_work_t &u)
+{
+    return { u.kv_start, a.pages.table ? a.pages.page_indptr[u.batch] : 0 };
+}
+
+__device__ __noinline__ void copy_tile_paged(uint32_t st, const mb_decode_args_t &a, s9_kv_base kb, int t0, int t1, int tid, int nthreads)
 {
     const int per = nthreads / S9_TILE, tok = tid / per, t = t0 + tok;
-    const uint8_t *src = a.kv + (t < t1 ? mb_kv_row(a.pages, a.kv_indptr, b, t) : 0) * MB_DK;
+    const uint8_t *src = a.kv + (t < t1 ? mb_kv_row_at(a.pages, kb.start, kb.page0, t) : 0) * MB_DK;
 #pragma unroll 1
     for (int c = tid % per; c < MB_DK / 16; c += per) cp16(st + w9_sw64_off(tok, 16 * c, S9_TILE), src + 16 * c, true);
 }
 template <class KV>
 __device__ __forceinline__ void issue_tile(uint32_t st, uint64_t *bar, const KV map, const mb_decode_args_t &a,
-                                           int b, int t0, int t1, int tid, int nthreads)
+                                           s9_kv_base kb, int t0, int t1, int tid, int nthreads)
 {
     if (a.kv_map.whole_tile) {
         if (tid == 0) {
             w9_mbar_expect(bar, S9_TILE_BYTES);
-            w9_tma_load_tile(st, map, (int)mb_kv_row(a.pages, a.kv_indptr, b, t0), bar);
+            w9_tma_load_tile(st, map, (int)mb_kv_row_at(a.pages, kb.start, kb.page0, t0), bar);
         }
     } else {
-        copy_tile_paged(st, a, b, t0, t1, tid, nthreads);
+        copy_tile_paged(st, a, kb, t0, t1, tid, nthreads);
         cp_commit();
     }
 }

@@ -33,12 +33,12 @@ template <int N> struct s9_smem_pp {
 
 template <int N, class KV>
 __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
-                            const unit_scales sc, uint32_t &seq)
+                            const s9_kv_base kb, const unit_scales sc, uint32_t &seq)
 {
     constexpr int RB = N / 8;                   /* 8-row blocks of the accumulators */
     const int wg = s9_warpgroup(), wt = threadIdx.x % S9_PP_WG, warp = wt / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
-    const int rows = u.row_end - u.row_begin, b = u.batch;
+    const int rows = u.row_end - u.row_begin;
     const int64_t qrow0 = u.q_row0;
     const auto [kv_end, ntiles] = unit_span_of(a, u);
     const int nt = (ntiles - wg + 1) / 2;       /* this warpgroup's tiles: wg, wg + 2, ... */
@@ -56,7 +56,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
     load_q<N>(sm.staging, sm.q, a, qrow0, rows);
     cp_commit();
     if (nt > 0) {
-        issue_tile(kv0 + (seq0 % S9_PP_STAGES) * S9_TILE_BYTES, &sm.bar[wg][seq0 % S9_PP_STAGES], map, a, b,
+        issue_tile(kv0 + (seq0 % S9_PP_STAGES) * S9_TILE_BYTES, &sm.bar[wg][seq0 % S9_PP_STAGES], map, a, kb,
                    u.kv_begin + wg * S9_TILE, kv_end, wt, S9_PP_WG);
         if (wt == 0) s9_stamp(slot(0), S9T_ISSUE);
     }
@@ -90,7 +90,7 @@ __device__ void unit_run_pp(s9_smem_pp<N> &sm, const mb_decode_args_t &a, const 
         wg_sync(wg);               /* the warpgroup is past its previous tile: that stage and P^T are free */
         if (j + 1 < nt) {
             const uint32_t n = (seq0 + j + 1) % S9_PP_STAGES;
-            issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[wg][n], map, a, b, t0 + 2 * S9_TILE, kv_end, wt, S9_PP_WG);
+            issue_tile(kv0 + n * S9_TILE_BYTES, &sm.bar[wg][n], map, a, kb, t0 + 2 * S9_TILE, kv_end, wt, S9_PP_WG);
             if (wt == 0) s9_stamp(slot(j + 1), S9T_ISSUE);
         }
 

@@ -98,14 +98,14 @@ __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const 
  * of its own rows. */
 template <int N, class KV>
 __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
-                                   const unit_scales sc, uint32_t seq0, int ntiles, int kv_end)
+                                   const s9_kv_base kb, const unit_scales sc, uint32_t seq0, int ntiles, int kv_end)
 {
     constexpr int NH = N / 2;                   /* rows of each warpgroup */
     constexpr int RB = NH / 8;                  /* 8-row blocks of its accumulators */
     constexpr int S = S9_RS_STAGES;
     const int wg = s9_warpgroup(), wt = threadIdx.x % 128, warp = wt / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
-    const int rows = u.row_end - u.row_begin, b = u.batch;
+    const int rows = u.row_end - u.row_begin;
     const uint32_t kv0 = w9_smem_addr(sm.kv[0]);
     /* A warpgroup's hold on tile `it` ends once all its warps have waited for their score wgmmas and
      * fenced their V^T fragment loads of it, which a barrier of the warpgroup in the next tile shows
@@ -117,7 +117,7 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
         if (wt == 0) {
             const uint32_t c = (seq0 + it) % S;
             if (rs_count(&sm.released[c]) % S9_RS_RELEASES == S9_RS_RELEASES - 1 && it + S < ntiles) {
-                issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + (it + S) * S9_TILE, kv_end, 0, 1);
+                issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, kb, u.kv_begin + (it + S) * S9_TILE, kv_end, 0, 1);
                 s9_stamp(seq0 + it + S, S9T_ISSUE);
             }
         }
@@ -211,10 +211,10 @@ __device__ __forceinline__ void issue_first_wave(int from, int to, int ntiles, u
 
 template <int N, class KV>
 __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
-                            const unit_scales sc, uint32_t &seq)
+                            const s9_kv_base kb, const unit_scales sc, uint32_t &seq)
 {
     constexpr int S = S9_RS_STAGES;
-    const int rows = u.row_end - u.row_begin, b = u.batch;
+    const int rows = u.row_end - u.row_begin;
     const int64_t qrow0 = u.q_row0;
     const unit_span span = unit_span_of(a, u);
     const int kv_end = span.kv_end, ntiles = span.ntiles;
@@ -230,7 +230,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
      * scores wait, landed behind them (v68: one more tile in that wave, +3 to +6 %). */
     auto issue = [&](int from, int to) {
         issue_first_wave<S>(from, to, ntiles, seq0, [&](int s, uint32_t c) {
-            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, b, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
+            issue_tile(kv0 + c * S9_TILE_BYTES, &sm.bar[c], map, a, kb, u.kv_begin + s * S9_TILE, kv_end, 0, 1);
         });
     };
     if (a.q_src_cast) {
@@ -249,7 +249,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     }
     issue(1, S);
 
-    rs_tiles_own_rows<N>(sm, a, map, u, sc, seq0, ntiles, kv_end);
+    rs_tiles_own_rows<N>(sm, a, map, u, kb, sc, seq0, ntiles, kv_end);
     __syncthreads();               /* red, Q and the stages are reused by the next unit */
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_STORED);
 }

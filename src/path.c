@@ -238,7 +238,7 @@ int mb_ws_bind_plan(mb_ws_t *ws, mb_plan_entry_t *pe, char *err, size_t errlen)
                            c->heads, c->q_len, c->causal, ws->kinfo.rows_per_unit,
                            ws->partial_o, ws->partial_lse, ws->out, ws->fault, ws->kv_map,
                            p->num_reduce > 0, p->work, p->work_indptr,
-                           ws->kv_scale_value, 1.0f, c->q_quant == MB_Q_CAST };
+                           ws->kv_scale_value, 1.0f, c->q_quant == MB_Q_CAST, p->page_indptr };
     mb_combine_args_t cb = { pe->d_reduce, p->num_reduce, ws->kinfo.rows_per_unit, c->heads, p->splits_max, pe->d_qo,
                              ws->partial_o, ws->partial_lse, ws->out,
                              ws->kinfo.partials_f16 && ws->kinfo.partials_f16(c->q_len * c->heads, ws->kv_map.whole_tile) };

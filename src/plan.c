@@ -294,6 +294,12 @@ static int init_indptrs(const mb_plan_params_t *p, mb_plan_t *out)
     }
     out->total_q = out->qo_indptr[p->batch];
     out->total_kv = out->kv_indptr[p->batch];
+    if (p->page_size > 0) {
+        out->page_indptr = malloc(sizeof(int32_t) * (p->batch + 1));
+        if (!out->page_indptr) return -1;
+        out->page_indptr[0] = 0;
+        for (int b = 0; b < p->batch; b++) out->page_indptr[b + 1] = out->page_indptr[b] + ceil_div(p->kv_lens[b], p->page_size);
+    }
     return 0;
 }
 
@@ -358,6 +364,7 @@ void mb_plan_free(mb_plan_t *plan)
 {
     free(plan->qo_indptr);
     free(plan->kv_indptr);
+    free(plan->page_indptr);
     free(plan->work);
     free(plan->work_indptr);
     free(plan->reduce);

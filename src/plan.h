@@ -14,9 +14,9 @@ typedef struct mb_plan_params {
     int kv_granularity;        /* kernel property: split boundaries are multiples of this */
     int max_ctas;              /* grid the GPU runs at once: SMs x resident CTAs per SM */
     int fault;                 /* MB_FAULT_SPLIT_SHIFT: move the first split boundary by one token */
-    int page_size;             /* KV tokens a page, 0: flat cache. Units are in logical tokens, so today's
-                                * plan is the same for any page size; it is still part of the cache key,
-                                * since a plan is built for one cache layout. */
+    int page_size;             /* KV tokens a page, 0: flat cache. Units are in logical tokens, so the
+                                * partition is the same for any page size; the plan's page_indptr is
+                                * not, and a plan is built for one cache layout: part of the cache key. */
     int unit_overhead;         /* kernel property: what one more unit costs a CTA, in KV tokens of its
                                 * time (mb_kernel_info_t.unit_overhead); > 0: "auto" costs plans by the
                                 * kernel's model and may cut the batches unevenly (plan.c, build_even);
@@ -32,6 +32,9 @@ typedef struct mb_plan {
     int64_t total_kv;
     int total_q;
     int32_t *qo_indptr, *kv_indptr;   /* [batch + 1] */
+    int32_t *page_indptr;             /* [batch + 1] page-table offsets of a paged cache (those of
+                                       * mb_page_table_build), NULL for a flat one: the sm90 decode takes
+                                       * each CTA's first unit's in its launch (first_units.h) */
     mb_work_t *work;                  /* [num_units], CTA-major */
     int32_t *work_indptr;             /* [num_ctas + 1] */
     mb_reduce_t *reduce;              /* [num_reduce] */

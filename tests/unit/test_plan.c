@@ -966,13 +966,15 @@ static void test_replay_detects_split_shift(void)
 
 /* --- paged KV cache --- */
 
-/* The plan is in logical tokens: a page size changes nothing in it (it is only part of the cache key). */
+/* The plan is in logical tokens: a page size changes nothing in its partition. It only adds the
+ * page-table offsets (page_indptr), those of the table mb_page_table_build makes. */
 static void test_plan_same_for_any_page_size(void)
 {
     int32_t lens[5] = { 17, 1000, 48, 4097, 1 };
     mb_plan_params_t p = { 5, 2, 32, lens, 0, 16, 16, 132, MB_FAULT_NONE, 0, 0, 0 };
     mb_plan_t flat, paged;
     CHECK(mb_plan_build(&p, &flat) == 0);
+    CHECK(flat.page_indptr == NULL);
     static const int sizes[] = { 1, 16, 48, 64, 4096 };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         p.page_size = sizes[i];
@@ -980,6 +982,9 @@ static void test_plan_same_for_any_page_size(void)
         CHECK(paged.num_units == flat.num_units && paged.num_ctas == flat.num_ctas && paged.total_kv == flat.total_kv);
         CHECK(!memcmp(paged.work, flat.work, sizeof(mb_work_t) * (size_t)flat.num_units));
         CHECK(!memcmp(paged.work_indptr, flat.work_indptr, sizeof(int32_t) * (size_t)(flat.num_ctas + 1)));
+        int32_t table[17 + 1000 + 48 + 4097 + 1], indptr[6];   /* pages of 1 token at most */
+        CHECK(mb_page_table_build(5, lens, sizes[i], 1, 7, table, indptr) == 0);
+        CHECKF(paged.page_indptr && !memcmp(paged.page_indptr, indptr, sizeof indptr), "page size %d: page_indptr", sizes[i]);
         mb_plan_free(&paged);
     }
     mb_plan_free(&flat);
@@ -1047,14 +1052,17 @@ static void test_page_table(void)
 }
 
 /* The first units the sm90 decode takes in its launch's parameters (first_units.h) are the plan's: a
- * CTA's range of units and the first of them, on a plan of one unit a CTA and on an even plan of up to
- * three; none without the host's plan or past the parameters' CTAs. */
+ * CTA's range of units, the first of them and its batch's page-table offset (0 for a flat cache), on a
+ * plan of one unit a CTA and on an even plan of up to three, flat and paged; none without the host's
+ * plan or past the parameters' CTAs. */
 static int first_units_match(const mb_plan_t *pl, const mb_first_units_t *f)
 {
     int bad = f->n != pl->num_ctas;
-    for (int c = 0; c < pl->num_ctas && !bad; c++)
+    for (int c = 0; c < pl->num_ctas && !bad; c++) {
+        const mb_work_t *u = &pl->work[pl->work_indptr[c]];
         bad = f->w[c][0] != pl->work_indptr[c] || f->w[c][1] != pl->work_indptr[c + 1] ||
-              memcmp(&f->u[c], &pl->work[pl->work_indptr[c]], sizeof f->u[c]) != 0;
+              memcmp(&f->u[c], u, sizeof f->u[c]) != 0 || f->page0[c] != (pl->page_indptr ? pl->page_indptr[u->batch] : 0);
+    }
     return !bad;
 }
 
@@ -1067,18 +1075,25 @@ static void test_first_units(void)
         { 4, 1, 32, lens, 16, 64, 64, 132, MB_FAULT_NONE, 0, 0, 0 },   /* 4 batches, 16 splits: 64 CTAs of one unit */
         { 200, 4, 16, lens, 0, 64, 64, 132, MB_FAULT_NONE, 0, 300, 0 } /* even plan: 1-3 units a CTA */
     };
-    for (int i = 0; i < 2; i++) {
-        mb_plan_params_t p = ps[i];
+    for (int i = 0; i < 4; i++) {
+        mb_plan_params_t p = ps[i % 2];
+        p.page_size = i < 2 ? 0 : 64;
         mb_plan_t pl;
         CHECK(mb_plan_build(&p, &pl) == 0);
         mb_decode_args_t a;
         memset(&a, 0, sizeof a);
         a.num_ctas = pl.num_ctas, a.num_units = pl.num_units, a.host_work = pl.work, a.host_work_indptr = pl.work_indptr;
+        a.host_page_indptr = pl.page_indptr;
         mb_first_units_fill(&a, &f);
         CHECKF(first_units_match(&pl, &f), "plan %d: the first units are not the plan's", i);
         int multi = 0;
         for (int c = 0; c < pl.num_ctas; c++) multi |= pl.work_indptr[c + 1] - pl.work_indptr[c] > 1;
-        CHECK(multi == (i == 1));   /* the second plan has CTAs whose first unit is not unit c */
+        CHECK(multi == (i % 2 == 1));   /* the second plan has CTAs whose first unit is not unit c */
+        if (i >= 2) {   /* a planted offset is seen: one CTA's first unit given its batch's next one */
+            f.page0[pl.num_ctas - 1]++;
+            CHECK(!first_units_match(&pl, &f));
+            f.page0[pl.num_ctas - 1]--;
+        }
         f.u[pl.num_ctas - 1].kv_end--;   /* a planted difference is seen */
         CHECK(!first_units_match(&pl, &f));
         a.host_work = NULL;
