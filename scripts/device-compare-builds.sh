@@ -21,8 +21,9 @@
 # under several environments (CUDA_MODULE_LOADING=EAGER, a diagnostic's MB_DIAG_* knob) compares the
 # same way: scripts/env-build.sh makes each a build folder of wrappers.
 # With ICACHE=cold every timed run has "icache": "cold" (the A/B of a change to the short 64-row
-# shapes, where the warm verdict is partly a draw of the code's place; README "How it times"); mixed-mla
-# then takes ~9x as long to time with the 512 KB straight-line eviction (fortieth session).
+# shapes, where the warm verdict is partly a draw of the code's place; README "How it times"); the
+# eviction adds ~0.2 ms a timed call, and a cold mixed-mla run at 8 placements still takes ~7 s
+# (results/h200/steps/s41-evict-sliced/).
 # With BUDGET_S=N a further round starts only if the last one would still end within N seconds of
 # the start (the first round's time, tests included, is the first estimate), so a call's time limit
 # is kept; every build then has the same number of rounds, and the log says where it stopped.
@@ -33,7 +34,7 @@
 #   OUT=$OUT/paged CONFIG=configs/paged.json ROUNDS=3 ONE_FILE=1 scripts/device-compare-builds.sh build-main build-x
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
-[ $# -gt 0 ] || { sed -n '2,33p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,34p' "$0"; exit 2; }
 mkdir -p "$OUT"
 start=$SECONDS
 [ -z "${BUDGET_S:-}" ] || [[ $BUDGET_S =~ ^[1-9][0-9]*$ ]] ||
