@@ -129,16 +129,19 @@ static void set_option(void)
 static void gate_on_recorded_pairs(void)
 {
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 && strstr(out, " 0 regressed,") &&
-               strstr(out, " 1 slower,") && strstr(out, " 0 faster,") && strstr(out, " 15 same,") &&
-               strstr(out, "b4-q1-kv1024-h32/mode=eager    eager   11.46   11.52     +0.56      0.88      0.28  0.001  slower"),
+               strstr(out, " 0 slower,") && strstr(out, " 0 faster,") && strstr(out, " 16 same,") &&
+               strstr(out, "b32-q4-kv1024-h16/mode=graph   graph   22.13   22.66     +2.39      1.96      9.32  1.000  same"),
            "%s", out);
-    /* No case of this pair moved by 1 % (README, "Gating regressions"). */
+    /* At 1 % the one case past it, b32-q4-kv1024 graph (+2.39 %), is no regression: its placements'
+     * medians lie 9.3 % apart, so the placements alone move it that much (README, "Gating regressions"). */
     CHECKF(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 &&
-               strstr(out, " 0 regressed,") && strstr(out, " 1 slower,") && strstr(out, " 0 ambiguous;"), "%s", out);
+               strstr(out, " 0 regressed,") && strstr(out, " 1 ambiguous;") &&
+               strstr(out, "b32-q4-kv1024-h16/mode=graph   graph   22.13   22.66     +2.39      1.96      9.32  1.000  ambiguous"),
+           "%s", out);
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3, "%s", out);
     CHECK(strstr(out, "regressed") && strstr(out, "b32-q1-kv8192-h16/mode=graph"));
     /* The threshold decides which significant slowdowns count: in the A/B pair six cases are slower by
-     * 59.0-88.4 % and the other ten by 24.2-44.4 %, so 45 % calls exactly those six and 90 % none. */
+     * 59.4-88.8 % and the other ten by 26.5-44.7 %, so 45 % calls exactly those six and 90 % none. */
     CHECKF(mb("compare --max-regression 45% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3 &&
                strstr(out, " 6 regressed,"), "%s", out);
     CHECKF(mb("compare --max-regression 90% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 0 &&
