@@ -14,6 +14,9 @@ before any device time is spent. Build the cubin as scripts/cubin-text-diff.py s
                                              unit loop onto the stack three times: v93, v95, v100)
     scripts/cubin-ops.py --self-test         synthetic kernels, spilling inside and outside their loops
     scripts/cubin-ops.py --raw X.cubin KERNEL-SUBSTRING OUT.bin   the one matching kernel's code, raw
+    scripts/cubin-ops.py --ops X.cubin KERNEL-SUBSTRING   each tile loop's instructions by opcode,
+                                             most frequent first (what a role issues a tile, before
+                                             branches: a path that rarely runs counts in full)
 
 The raw code reads with operands in an older nvdisasm, which takes bare instructions (`nvdisasm -b
 SM90 OUT.bin`) where it cannot read this toolkit's cubins: CUDA 11.8's, from Debian bookworm's
@@ -29,6 +32,7 @@ scripts/device-kernel-iter.sh brings back) with
 
 Opcodes the listing never showed read as '?'.
 """
+import collections
 import os
 import re
 import struct
@@ -96,6 +100,12 @@ def summarise(code, table):
     return len(ops), tiles, spills, inside
 
 
+def loop_ops(code, table):
+    """Each tile loop's (first index, length, Counter of its opcodes)."""
+    ops = [table.get(struct.unpack_from("<Q", code, o)[0] & 0xFFF, "?") for o in range(0, len(code), 16)]
+    return [(a, b - a + 1, collections.Counter(ops[a:b + 1])) for a, b in summarise(code, table)[1]]
+
+
 def report(cubin, want, anywhere=False):
     """Each kernel's line; returns how many have spills inside a tile loop (anywhere: at all)."""
     table, bad = load_table(), 0
@@ -143,7 +153,11 @@ def self_test():
     failed += [f"{name}: its spill not counted" for name, c, _ in cases if not summarise(c, load_table())[2]]
     if summarise(seq("MOV", "QGMMA", "HGMMA", back(2), "EXIT"), load_table())[2]:
         failed.append("a kernel without spills: a spill counted")
-    checks = 2 * len(cases) + 1
+    # --ops counts a loop's own instructions, not those before it or after its branch back.
+    c = loop_ops(seq("MOV", "FADD", "QGMMA", "FADD", "FADD", back(3), "FADD"), load_table())
+    if [(a, n, k["FADD"], k["QGMMA"], k["MOV"]) for a, n, k in c] != [(2, 4, 2, 1, 0)]:
+        failed.append(f"a loop's opcodes: got {[(a, n, dict(k)) for a, n, k in c]}")
+    checks = 2 * len(cases) + 2
     for f in failed:
         print("FAIL", f)
     print(f"{checks - len(failed)} passed, {len(failed)} failed")
@@ -165,6 +179,14 @@ def main(argv):
         with open(argv[4], "wb") as f:
             f.write(found[0][1])
         return 0
+    if len(argv) == 4 and argv[1] == "--ops":
+        found = 0
+        for fn, code in sorted(text_sections(argv[2]).items()):
+            if argv[3] in fn:
+                found += 1
+                for a, n, counts in loop_ops(code, load_table()):
+                    print(f"{fn} loop {16 * a:#x} ({n}): " + ", ".join(f"{op} {k}" for op, k in counts.most_common()))
+        return 0 if found else 2
     if len(argv) == 3 and argv[1] == "--check":
         bad = report(argv[2], "")
         print(f"cubin-ops: {bad} kernel(s) with spills inside the tile loop" if bad else "cubin-ops: no spill inside any tile loop")
