@@ -64,18 +64,41 @@ __device__ __forceinline__ ps_unit ps_unit_begin(s9_smem_pc<N> &sm, const mb_dec
 /* Row h's scores (s[4j + 2h + e], token t0 + 8j + 2t + e, j < J) past its token end to -inf (MASK:
  * false where the caller knows every token is before it), and their maximum over the quad that holds
  * the row. */
+/* N values (a power of two) reduced by pairs, a tree log2 N deep. Written as `m = op(m, x)` in a
+ * loop, a row's maximum and sum stayed chains N long in the machine code (ptxas does not reassociate
+ * them): in the alternate scorer's trace the maxima of a tile's 16 tokens a row took ~780 cycles,
+ * more than its 32 exponentials, each step waiting its turn among the scheduler's warps (v135,
+ * forty-third session). */
+template <int W, int N, class Op>
+__device__ __forceinline__ float ps_tree_from(float (&v)[N], Op op)
+{
+#pragma unroll
+    for (int i = 0; i < W; i++) v[i] = op(v[i], v[i + W]);
+    if constexpr (W > 1) return ps_tree_from<W / 2>(v, op);
+    else return v[0];
+}
+/* (The widths come from the template, not from a loop halving them: ptxas left that loop rolled
+ * and the array in local memory.) */
+template <int N, class Op>
+__device__ __forceinline__ float ps_tree(float (&v)[N], Op op)
+{
+    static_assert(N >= 2 && (N & (N - 1)) == 0, "a power of two");
+    return ps_tree_from<N / 2>(v, op);
+}
+
 template <int J, bool MASK = true>
 __device__ __forceinline__ float ps_masked_max(float (&s)[4 * J], int h, int t0, int t, int end)
 {
-    float mx = -INFINITY;
+    float v[2 * J];
 #pragma unroll
     for (int j = 0; j < J; j++)
 #pragma unroll
         for (int e = 0; e < 2; e++) {
             const int i = 4 * j + 2 * h + e;
             if (MASK) s[i] = t0 + 8 * j + 2 * t + e < end ? s[i] : -INFINITY;
-            mx = fmaxf(mx, s[i]);
+            v[2 * j + e] = s[i];
         }
+    float mx = ps_tree(v, [](float a, float b) { return fmaxf(a, b); });
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
     return fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
 }
@@ -102,16 +125,16 @@ __device__ __forceinline__ void ps_row_maxima(float (&mx)[2], float (&s)[4 * J],
 template <int J>
 __device__ __forceinline__ float ps_exp_sum(float (&s)[4 * J], int h, float mult, float ms)
 {
-    float sum = 0.0f;
+    float v[2 * J];
 #pragma unroll
     for (int j = 0; j < J; j++)
 #pragma unroll
         for (int e = 0; e < 2; e++) {
             const int i = 4 * j + 2 * h + e;
             s[i] = exp2_ftz(fmaf(s[i], mult, -ms));
-            sum += s[i];
+            v[2 * j + e] = s[i];
         }
-    return sum;
+    return ps_tree(v, [](float a, float b) { return a + b; });
 }
 
 /* The scorer's P (f16) into P^T's layout at p_addr: its J * 8 tokens from tok0 on, all its rows. */
