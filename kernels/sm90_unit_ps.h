@@ -62,8 +62,8 @@ __device__ __forceinline__ ps_unit ps_unit_begin(s9_smem_pc<N> &sm, const mb_dec
 }
 
 /* Row h's scores (s[4j + 2h + e], token t0 + 8j + 2t + e, j < J) past its token end to -inf (MASK:
- * false where the caller knows every token is before it), and their maximum over the quad that holds
- * the row. */
+ * false where the caller knows every token is before it), and the thread's maximum of them (the row's
+ * over its quad: ps_quad_max). */
 /* N values (a power of two) reduced by pairs, a tree log2 N deep. Written as `m = op(m, x)` in a
  * loop, a row's maximum and sum stayed chains N long in the machine code (ptxas does not reassociate
  * them): in the alternate scorer's trace the maxima of a tile's 16 tokens a row took ~780 cycles,
@@ -98,12 +98,24 @@ __device__ __forceinline__ float ps_masked_max(float (&s)[4 * J], int h, int t0,
             if (MASK) s[i] = t0 + 8 * j + 2 * t + e < end ? s[i] : -INFINITY;
             v[2 * j + e] = s[i];
         }
-    float mx = ps_tree(v, [](float a, float b) { return fmaxf(a, b); });
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    return fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    return ps_tree(v, [](float a, float b) { return fmaxf(a, b); });
 }
 
-/* Both rows' masked maxima (ps_masked_max) of the scorer's J * 8 tokens from t0 on. Where they end
+/* The row maxima over the quad of lanes that holds each of the thread's two rows. Only where some
+ * row's maximum may move its reference (a lane's own scores past it by S9_REF_SLACK, voted): after a
+ * unit's first tiles none does, and the shuffles' trips through the shared-memory pipe, behind the
+ * other roles' wgmma operand reads, were most of the alternate scorer's ~720-cycle maxima (v136,
+ * forty-third session); move_ref's outcome where nothing passes does not depend on the maximum. */
+__device__ __forceinline__ void ps_quad_max(float (&mx)[2])
+{
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+    }
+}
+
+/* Both rows' masked maxima (ps_masked_max, the thread's own) of the scorer's J * 8 tokens from t0 on. Where they end
  * before every row of the warp does (all a unit's tiles but its last one or two) the mask is left out:
  * 2 J fewer compares and selects a row in the softmax, the alternate scorer's chain's largest piece
  * (v123d/e, four calls beside v123: b32-q4-kv8192 -1.1 to -2.0 %, b128-q4 -0.6 to -2.1 %; the split
@@ -191,10 +203,11 @@ __device__ __forceinline__ void ps_score_split(s9_smem_pc<N> &sm, const mb_decod
             hm[h] = mx * sc.mult;
             need |= hm[h] > m[h] + S9_REF_SLACK;
         }
-        /* Where no half passes a row's reference by the slack, neither does the whole tile, and
-         * move_ref keeps every reference on either half's maximum; otherwise both scorers take the
-         * whole tile's maxima, and so the same references. */
+        /* Where no lane's scores pass a row's reference by the slack, neither does the whole tile,
+         * and move_ref keeps every reference whatever the maximum; otherwise both scorers take the
+         * whole tile's maxima (their quads', then each other's halves), and so the same references. */
         if (sync_or<256>(S9_PC_VOTE, need)) {
+            ps_quad_max(hm);
             if (t == 0) sm.xm[sh][16 * warp + g] = hm[0], sm.xm[sh][16 * warp + g + 8] = hm[1];
             pc_sync(S9_PC_XCHG, 256);
 #pragma unroll
@@ -319,6 +332,10 @@ __device__ __forceinline__ void ps_score_alt(s9_smem_pc<N> &sm, const mb_decode_
         }
         float mx[2];
         ps_row_maxima<8>(mx, s, t0, t, end);
+        bool past = false;
+#pragma unroll
+        for (int h = 0; h < 2; h++) past |= mx[h] * sc.mult > ref[h] + S9_REF_SLACK;
+        if (__any_sync(0xffffffffu, past)) ps_quad_max(mx);   /* see ps_quad_max */
         bool moved = false;
 #pragma unroll
         for (int h = 0; h < 2; h++) {
