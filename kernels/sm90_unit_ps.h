@@ -61,14 +61,12 @@ __device__ __forceinline__ ps_unit ps_unit_begin(s9_smem_pc<N> &sm, const mb_dec
     return p;
 }
 
-/* Row h's scores (s[4j + 2h + e], token t0 + 8j + 2t + e, j < J) past its token end to -inf (MASK:
- * false where the caller knows every token is before it), and the thread's maximum of them (the row's
- * over its quad: ps_quad_max). */
-/* N values (a power of two) reduced by pairs, a tree log2 N deep. Written as `m = op(m, x)` in a
- * loop, a row's maximum and sum stayed chains N long in the machine code (ptxas does not reassociate
- * them): in the alternate scorer's trace the maxima of a tile's 16 tokens a row took ~780 cycles,
- * more than its 32 exponentials, each step waiting its turn among the scheduler's warps (v135,
- * forty-third session). */
+/* N values (a power of two) reduced by pairs, a tree log2 N deep: written as `m = op(m, x)` in a
+ * loop, a row's maximum and sum stay chains N long in the machine code (ptxas does not reassociate
+ * them). Measured alone (v135, forty-third session) the trees were no faster than the chains: the
+ * alternate scorer's maxima phase 781 -> 723 cycles in the trace, every shape the same timed. They stay
+ * as the measured base of v136 (ps_quad_max). The widths come from the template: from a loop halving
+ * them, ptxas left the loop rolled and the array in local memory. */
 template <int W, int N, class Op>
 __device__ __forceinline__ float ps_tree_from(float (&v)[N], Op op)
 {
@@ -77,8 +75,6 @@ __device__ __forceinline__ float ps_tree_from(float (&v)[N], Op op)
     if constexpr (W > 1) return ps_tree_from<W / 2>(v, op);
     else return v[0];
 }
-/* (The widths come from the template, not from a loop halving them: ptxas left that loop rolled
- * and the array in local memory.) */
 template <int N, class Op>
 __device__ __forceinline__ float ps_tree(float (&v)[N], Op op)
 {
@@ -86,6 +82,9 @@ __device__ __forceinline__ float ps_tree(float (&v)[N], Op op)
     return ps_tree_from<N / 2>(v, op);
 }
 
+/* Row h's scores (s[4j + 2h + e], token t0 + 8j + 2t + e, j < J) past its token end to -inf (MASK:
+ * false where the caller knows every token is before it), and the thread's maximum of them (the row's
+ * over its quad: ps_quad_max). */
 template <int J, bool MASK = true>
 __device__ __forceinline__ float ps_masked_max(float (&s)[4 * J], int h, int t0, int t, int end)
 {
@@ -101,11 +100,12 @@ __device__ __forceinline__ float ps_masked_max(float (&s)[4 * J], int h, int t0,
     return ps_tree(v, [](float a, float b) { return fmaxf(a, b); });
 }
 
-/* The row maxima over the quad of lanes that holds each of the thread's two rows. Only where some
- * row's maximum may move its reference (a lane's own scores past it by S9_REF_SLACK, voted): after a
- * unit's first tiles none does, and the shuffles' trips through the shared-memory pipe, behind the
- * other roles' wgmma operand reads, were most of the alternate scorer's ~720-cycle maxima (v136,
- * forty-third session); move_ref's outcome where nothing passes does not depend on the maximum. */
+/* The row maxima over the quad of lanes that holds each of the thread's two rows, taken only where
+ * some row's maximum may move its reference (a lane's own scores past it by S9_REF_SLACK, voted):
+ * where none passes, move_ref's outcome does not depend on the maximum, and after a unit's first
+ * tiles none does. Measured (v136, forty-third session, eight placements, four rounds): b32-q4-8k
+ * -0.7 %, b128-q4 -0.5 %, the rest the same; the alternate scorer's maxima phase 723 -> 648 cycles
+ * in the trace, so the shuffles were a small part of it. */
 __device__ __forceinline__ void ps_quad_max(float (&mx)[2])
 {
 #pragma unroll
@@ -115,8 +115,8 @@ __device__ __forceinline__ void ps_quad_max(float (&mx)[2])
     }
 }
 
-/* Both rows' masked maxima (ps_masked_max, the thread's own) of the scorer's J * 8 tokens from t0 on. Where they end
- * before every row of the warp does (all a unit's tiles but its last one or two) the mask is left out:
+/* Both rows' masked maxima (ps_masked_max, the thread's own) of the scorer's J * 8 tokens from t0
+ * on. Where they end before every row of the warp does (all a unit's tiles but its last one or two) the mask is left out:
  * 2 J fewer compares and selects a row in the softmax, the alternate scorer's chain's largest piece
  * (v123d/e, four calls beside v123: b32-q4-kv8192 -1.1 to -2.0 %, b128-q4 -0.6 to -2.1 %; the split
  * scorer's shapes within their spread). The warp decides, as the quads' shuffles take all its lanes. (v79j's
