@@ -61,27 +61,62 @@ __device__ __forceinline__ ps_unit ps_unit_begin(s9_smem_pc<N> &sm, const mb_dec
     return p;
 }
 
+/* N values (a power of two) reduced by pairs, a tree log2 N deep: written as `m = op(m, x)` in a
+ * loop, a row's maximum and sum stay chains N long in the machine code (ptxas does not reassociate
+ * them). Measured alone (v135, forty-third session) the trees were no faster than the chains: the
+ * alternate scorer's maxima phase 781 -> 723 cycles in the trace, every shape the same timed. They stay
+ * as the measured base of v136 (ps_quad_max). The widths come from the template: from a loop halving
+ * them, ptxas left the loop rolled and the array in local memory. */
+template <int W, int N, class Op>
+__device__ __forceinline__ float ps_tree_from(float (&v)[N], Op op)
+{
+#pragma unroll
+    for (int i = 0; i < W; i++) v[i] = op(v[i], v[i + W]);
+    if constexpr (W > 1) return ps_tree_from<W / 2>(v, op);
+    else return v[0];
+}
+template <int N, class Op>
+__device__ __forceinline__ float ps_tree(float (&v)[N], Op op)
+{
+    static_assert(N >= 2 && (N & (N - 1)) == 0, "a power of two");
+    return ps_tree_from<N / 2>(v, op);
+}
+
 /* Row h's scores (s[4j + 2h + e], token t0 + 8j + 2t + e, j < J) past its token end to -inf (MASK:
- * false where the caller knows every token is before it), and their maximum over the quad that holds
- * the row. */
+ * false where the caller knows every token is before it), and the thread's maximum of them (the row's
+ * over its quad: ps_quad_max). */
 template <int J, bool MASK = true>
 __device__ __forceinline__ float ps_masked_max(float (&s)[4 * J], int h, int t0, int t, int end)
 {
-    float mx = -INFINITY;
+    float v[2 * J];
 #pragma unroll
     for (int j = 0; j < J; j++)
 #pragma unroll
         for (int e = 0; e < 2; e++) {
             const int i = 4 * j + 2 * h + e;
             if (MASK) s[i] = t0 + 8 * j + 2 * t + e < end ? s[i] : -INFINITY;
-            mx = fmaxf(mx, s[i]);
+            v[2 * j + e] = s[i];
         }
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    return fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    return ps_tree(v, [](float a, float b) { return fmaxf(a, b); });
 }
 
-/* Both rows' masked maxima (ps_masked_max) of the scorer's J * 8 tokens from t0 on. Where they end
- * before every row of the warp does (all a unit's tiles but its last one or two) the mask is left out:
+/* The row maxima over the quad of lanes that holds each of the thread's two rows, taken only where
+ * some row's maximum may move its reference (a lane's own scores past it by S9_REF_SLACK, voted):
+ * where none passes, move_ref's outcome does not depend on the maximum, and after a unit's first
+ * tiles none does. Measured (v136, forty-third session, eight placements, four rounds): b32-q4-8k
+ * -0.7 %, b128-q4 -0.5 %, the rest the same; the alternate scorer's maxima phase 723 -> 648 cycles
+ * in the trace, so the shuffles were a small part of it. */
+__device__ __forceinline__ void ps_quad_max(float (&mx)[2])
+{
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+    }
+}
+
+/* Both rows' masked maxima (ps_masked_max, the thread's own) of the scorer's J * 8 tokens from t0
+ * on. Where they end before every row of the warp does (all a unit's tiles but its last one or two) the mask is left out:
  * 2 J fewer compares and selects a row in the softmax, the alternate scorer's chain's largest piece
  * (v123d/e, four calls beside v123: b32-q4-kv8192 -1.1 to -2.0 %, b128-q4 -0.6 to -2.1 %; the split
  * scorer's shapes within their spread). The warp decides, as the quads' shuffles take all its lanes. (v79j's
@@ -102,16 +137,16 @@ __device__ __forceinline__ void ps_row_maxima(float (&mx)[2], float (&s)[4 * J],
 template <int J>
 __device__ __forceinline__ float ps_exp_sum(float (&s)[4 * J], int h, float mult, float ms)
 {
-    float sum = 0.0f;
+    float v[2 * J];
 #pragma unroll
     for (int j = 0; j < J; j++)
 #pragma unroll
         for (int e = 0; e < 2; e++) {
             const int i = 4 * j + 2 * h + e;
             s[i] = exp2_ftz(fmaf(s[i], mult, -ms));
-            sum += s[i];
+            v[2 * j + e] = s[i];
         }
-    return sum;
+    return ps_tree(v, [](float a, float b) { return a + b; });
 }
 
 /* The scorer's P (f16) into P^T's layout at p_addr: its J * 8 tokens from tok0 on, all its rows. */
@@ -168,10 +203,11 @@ __device__ __forceinline__ void ps_score_split(s9_smem_pc<N> &sm, const mb_decod
             hm[h] = mx * sc.mult;
             need |= hm[h] > m[h] + S9_REF_SLACK;
         }
-        /* Where no half passes a row's reference by the slack, neither does the whole tile, and
-         * move_ref keeps every reference on either half's maximum; otherwise both scorers take the
-         * whole tile's maxima, and so the same references. */
+        /* Where no lane's scores pass a row's reference by the slack, neither does the whole tile,
+         * and move_ref keeps every reference whatever the maximum; otherwise both scorers take the
+         * whole tile's maxima (their quads', then each other's halves), and so the same references. */
         if (sync_or<256>(S9_PC_VOTE, need)) {
+            ps_quad_max(hm);
             if (t == 0) sm.xm[sh][16 * warp + g] = hm[0], sm.xm[sh][16 * warp + g + 8] = hm[1];
             pc_sync(S9_PC_XCHG, 256);
 #pragma unroll
@@ -296,6 +332,10 @@ __device__ __forceinline__ void ps_score_alt(s9_smem_pc<N> &sm, const mb_decode_
         }
         float mx[2];
         ps_row_maxima<8>(mx, s, t0, t, end);
+        bool past = false;
+#pragma unroll
+        for (int h = 0; h < 2; h++) past |= mx[h] * sc.mult > ref[h] + S9_REF_SLACK;
+        if (__any_sync(0xffffffffu, past)) ps_quad_max(mx);   /* see ps_quad_max */
         bool moved = false;
 #pragma unroll
         for (int h = 0; h < 2; h++) {
