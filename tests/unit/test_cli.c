@@ -124,25 +124,29 @@ static void set_option(void)
  * b32-q1-kv8192 eager +1.78 %, two cases faster (b4-q1, -1.93 and -1.40 %) and the rest the same; the
  * pair recorded with v128's SM clock (e91ae43) had two, b4-q1 graph +2.01 % and b32-q4-kv1024 graph
  * +1.00 %, one case faster (b32-q4-kv8192 eager -0.48 %), and at 1 % two ambiguous; the pair recorded
- * for v131 (af6b06a) has one, b4-q1 eager +0.56 %, and the rest the same (-0.78 ... +0.46 %), so a 1 %
- * threshold calls nothing regressed or ambiguous there. */
+ * for v131 (af6b06a) had one, b4-q1 eager +0.56 %, and the rest the same (-0.78 ... +0.46 %), so a 1 %
+ * threshold called nothing regressed or ambiguous there; the pair recorded for v133d (d1e964e) had 16
+ * the same, b32-q4-kv1024 graph +2.39 % at p = 1.000 (its placements 9.3 % apart), ambiguous at 1 %.
+ * The pair recorded for v136 (932fb4f) has one significant slowdown, b32-q4-kv1024 eager +0.91 %, two
+ * cases faster (b4-q1 graph -1.96 %, b32-q1-kv1024 graph -0.95 %), and b32-q4-kv1024 graph +5.22 %
+ * past the default 5 % but not significant (p = 0.426, placements 9.2 % apart): ambiguous, not a
+ * regression. */
 static void gate_on_recorded_pairs(void)
 {
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 && strstr(out, " 0 regressed,") &&
-               strstr(out, " 0 slower,") && strstr(out, " 0 faster,") && strstr(out, " 16 same,") &&
-               strstr(out, "b32-q4-kv1024-h16/mode=graph   graph   22.13   22.66     +2.39      1.96      9.32  1.000  same"),
+               strstr(out, " 1 slower,") && strstr(out, " 2 faster,") && strstr(out, " 12 same,") &&
+               strstr(out, " 1 ambiguous;") &&
+               strstr(out, "b32-q4-kv1024-h16/mode=graph   graph   21.44   22.56     +5.22      2.11      9.18    0.426  ambiguous"),
            "%s", out);
-    /* At 1 % the one case past it, b32-q4-kv1024 graph (+2.39 %), is no regression: the change is not
-     * significant (p = 1.000; its placements' medians lie 9.3 % apart), so it is ambiguous (README,
-     * "Gating regressions"). */
+    /* At 1 % b4-q4-kv8192 graph (-1.39 %, p = 0.024) joins it as ambiguous; nothing is regressed:
+     * the one significant slowdown (+0.91 %) is under 1 % (README, "Gating regressions"). */
     CHECKF(mb("compare --max-regression 1% results/h200/gate/aa-1.json results/h200/gate/aa-2.json") == 0 &&
-               strstr(out, " 0 regressed,") && strstr(out, " 1 ambiguous;") &&
-               strstr(out, "b32-q4-kv1024-h16/mode=graph   graph   22.13   22.66     +2.39      1.96      9.32  1.000  ambiguous"),
+               strstr(out, " 0 regressed,") && strstr(out, " 2 ambiguous;"),
            "%s", out);
     CHECKF(mb("compare results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3, "%s", out);
     CHECK(strstr(out, "regressed") && strstr(out, "b32-q1-kv8192-h16/mode=graph"));
     /* The threshold decides which significant slowdowns count: in the A/B pair six cases are slower by
-     * 59.4-88.8 % and the other ten by 26.5-44.7 %, so 45 % calls exactly those six and 90 % none. */
+     * 58.7-88.6 % and the other ten by 23.0-44.5 %, so 45 % calls exactly those six and 90 % none. */
     CHECKF(mb("compare --max-regression 45% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 3 &&
                strstr(out, " 6 regressed,"), "%s", out);
     CHECKF(mb("compare --max-regression 90% results/h200/gate/aa-1.json results/h200/gate/ab-slow.json") == 0 &&
