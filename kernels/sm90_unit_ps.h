@@ -116,11 +116,12 @@ __device__ __forceinline__ void ps_quad_max(float (&mx)[2])
 }
 
 /* Both rows' masked maxima (ps_masked_max, the thread's own) of the scorer's J * 8 tokens from t0
- * on. Where they end before every row of the warp does (all a unit's tiles but its last one or two) the mask is left out:
- * 2 J fewer compares and selects a row in the softmax, the alternate scorer's chain's largest piece
- * (v123d/e, four calls beside v123: b32-q4-kv8192 -1.1 to -2.0 %, b128-q4 -0.6 to -2.1 %; the split
- * scorer's shapes within their spread). The warp decides, as the quads' shuffles take all its lanes. (v79j's
- * skip in the one-scorer walker was +4 %, its branch around the whole softmax.) */
+ * on. Where they end before every row of the warp does (all a unit's tiles but its last one or two)
+ * the mask is left out: 2 J fewer compares and selects a row in the softmax, the alternate scorer's
+ * chain's largest piece (v123d/e, four calls beside v123: b32-q4-kv8192 -1.1 to -2.0 %, b128-q4 -0.6
+ * to -2.1 %; the split scorer's shapes within their spread). The warp decides, so that its lanes stay
+ * together for the quads' shuffles that may follow (ps_quad_max). (v79j's skip in the one-scorer
+ * walker was +4 %, its branch around the whole softmax.) */
 template <int J>
 __device__ __forceinline__ void ps_row_maxima(float (&mx)[2], float (&s)[4 * J], int t0, int t, const int (&end)[2])
 {
