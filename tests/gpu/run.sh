@@ -222,6 +222,26 @@ for k in $kernels; do
     else
         [ "$rc" -eq 1 ]; result "known failure (fp8 tensor-core accumulation), peaked scores (sm90): exit $rc, want 1" $? \
             "$(tail -n 3 "$TMP/peaked-$k.log")"
+        # ... and by no more than its known margin (4.8e-3 worst row, one element outside, forty-fourth
+        # session's runs), so that a broken rare path of the 64-row walker (its references moving
+        # after the first tile, P rescaled in place or the tile scored again: sm90_unit_ps.h), which
+        # these scores run and the correctness sweep's milder ones may not, fails here.
+        python3 - "$TMP/peaked-$k/peaked-scores.json" <<'PY'
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+def why(c):
+    k = c["check"]
+    if c["name"] == "peaked-control":
+        return None if c["status"] == "pass" else "the control fails"
+    if k["n_nonfinite"] or k["n_outside"] > 2 or k["row_rel_l2"] > 6e-3:
+        return "worst row %.2e, %d outside, %d non-finite" % (k["row_rel_l2"], k["n_outside"], k["n_nonfinite"])
+    return None
+bad = [(c["name"], why(c)) for c in cases if why(c)]
+print("peaked margin: %d of %d cases within (worst row <= 6e-3, <= 2 elements outside, all finite; the control passes)%s"
+      % (len(cases) - len(bad), len(cases), ": " + "; ".join("%s: %s" % b for b in bad) if bad else ""))
+sys.exit(1 if bad or len(cases) != 5 else 0)
+PY
+        result "known failure within its known margin (sm90)" $? "see the line above"
     fi
 done
 
