@@ -3,7 +3,8 @@
 # (call 4: without it the scorer's period falls 28 %): diag/s44-pv-nowiden (c78d3af: the P V's
 # wgmmas without V's widening) and diag/s44-pv-nomma (60f845a: the widening without the wgmmas), both
 # wrong results; trace builds of main and of both on b128-q4 and b32-q4-8k, read by
-# ../s43-v134e/alt-phases.py, and both long q_len-4 shapes timed (the diagnostics' checks fail).
+# ../s43-v134e/alt-phases.py, and both long q_len-4 shapes timed (the diagnostics' checks fail); also
+# timed, diag/s44-pv-depth1 (one step of P V wgmmas in flight instead of two, every walker).
 set -u
 export LD_LIBRARY_PATH=$PWD/.deps/lib
 t0=$SECONDS
@@ -20,7 +21,7 @@ for tb in main s44-pv-nowiden s44-pv-nomma; do
         rm -f $OUT/t/$n.bin
     done
 done
-for b in build build-s44-pv-nowiden build-s44-pv-nomma; do
+for b in build build-s44-pv-nowiden build-s44-pv-nomma build-s44-pv-depth1; do
     for r in 1 2; do
         timeout -k 10 -s INT 120 $b/mla-bench run --quiet --kernel sm90 --filter '^b(32|128)-q4-kv8192' --set placements=4 --out $OUT/time-$b-$r configs/mixed-mla.json > $OUT/time-$b-$r.log 2>&1
         echo "== $b round $r: exit $?"
