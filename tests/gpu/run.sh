@@ -223,9 +223,9 @@ for k in $kernels; do
         [ "$rc" -eq 1 ]; result "known failure (fp8 tensor-core accumulation), peaked scores (sm90): exit $rc, want 1" $? \
             "$(tail -n 3 "$TMP/peaked-$k.log")"
         # ... and by no more than its known margin (4.8e-3 worst row, one element outside, forty-fourth
-        # session's runs), so that a broken rare path of the 64-row walker (its references moving
-        # after the first tile, P rescaled in place or the tile scored again: sm90_unit_ps.h), which
-        # these scores run and the correctness sweep's milder ones may not, fails here.
+        # session's runs), so that a broken rare path of the 64-row walker (a reference moving after
+        # the unit's first tile, and the output and row sums rescaled with it: sm90_unit_ps.h), which
+        # these scores run hardest, fails here too (a mutant that leaves the sums unrescaled: 0.996).
         python3 - "$TMP/peaked-$k/peaked-scores.json" <<'PY'
 import json, sys
 cases = json.load(open(sys.argv[1]))["cases"]
@@ -238,7 +238,7 @@ def why(c):
         return "worst row %s, %d outside, %d non-finite" % ("NaN" if row is None else "%.2e" % row, k["n_outside"],
                                                            k["n_nonfinite"])
     return None
-bad = [(c["name"], why(c)) for c in cases if why(c)]
+bad = [(c["name"], w) for c in cases if (w := why(c))]
 print("peaked margin: %d of %d cases within (worst row <= 6e-3, <= 2 elements outside, all finite; the control passes)%s"
       % (len(cases) - len(bad), len(cases), ": " + "; ".join("%s: %s" % b for b in bad) if bad else ""))
 sys.exit(1 if bad or len(cases) != 5 else 0)
