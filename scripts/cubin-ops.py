@@ -81,14 +81,19 @@ def branch_target(lo, hi, i):
     return None if off % 16 else i + 1 + off // 16
 
 
+def opcodes(words, table):
+    """Each instruction's opcode name (its first word's low 12 bits, '?' where the table has none)."""
+    return [table.get(lo & 0xFFF, "?") for lo, _ in words]
+
+
 def summarise(code, table):
-    """A kernel's instruction count, its tile loops (index ranges: the innermost loops, by their
+    """A kernel's opcodes (opcodes), its tile loops (index ranges: the innermost loops, by their
     backward branches, that hold a wgmma) and the indices of its spill instructions, and those of
     the spills inside a tile loop. A kernel whose wgmmas lie in no loop has its wgmma span checked
     instead. Per loop, not per kernel: the three-warpgroup kernel's roles each have their own tile
     loop, and the multipliers' stores between the two are no tile's cost."""
     words = [struct.unpack_from("<QQ", code, o) for o in range(0, len(code), 16)]
-    ops = [table.get(lo & 0xFFF, "?") for lo, _ in words]
+    ops = opcodes(words, table)
     gmma = [i for i, n in enumerate(ops) if n in ("HGMMA", "QGMMA")]
     spills = [i for i, n in enumerate(ops) if n in ("STL", "LDL")]
     targets = {i: t for i, (lo, hi) in enumerate(words)
@@ -97,13 +102,13 @@ def summarise(code, table):
     if gmma and not tiles:
         tiles = [(gmma[0], gmma[-1])]
     inside = [i for i in spills if any(a <= i <= b for a, b in tiles)]
-    return len(ops), tiles, spills, inside
+    return ops, tiles, spills, inside
 
 
 def loop_ops(code, table):
     """Each tile loop's (first index, length, Counter of its opcodes)."""
-    ops = [table.get(struct.unpack_from("<Q", code, o)[0] & 0xFFF, "?") for o in range(0, len(code), 16)]
-    return [(a, b - a + 1, collections.Counter(ops[a:b + 1])) for a, b in summarise(code, table)[1]]
+    ops, tiles, _, _ = summarise(code, table)
+    return [(a, b - a + 1, collections.Counter(ops[a:b + 1])) for a, b in tiles]
 
 
 def report(cubin, want, anywhere=False):
@@ -112,11 +117,11 @@ def report(cubin, want, anywhere=False):
     for fn, code in sorted(text_sections(cubin).items()):
         if want not in fn:
             continue
-        n, tiles, spills, inside = summarise(code, table)
+        ops, tiles, spills, inside = summarise(code, table)
         # Each loop's length in instructions: where a tile is bound by issue (the three-warpgroup
         # kernel's, results/NOTES.md, twenty-first session), what each role's loop issues a tile.
         where = "tile loops " + ", ".join(f"{16 * a:#x}-{16 * b:#x} ({b - a + 1})" for a, b in tiles) if tiles else "no wgmma"
-        print(f"{fn}: {n} instructions, {where}; STL/LDL {len(spills)}, {len(inside)} inside a tile loop"
+        print(f"{fn}: {len(ops)} instructions, {where}; STL/LDL {len(spills)}, {len(inside)} inside a tile loop"
               + (f" (at {', '.join(hex(16 * i) for i in inside)})" if inside else ""))
         bad += len(spills if anywhere else inside) > 0
     return bad
