@@ -7,7 +7,8 @@
  * C wgmmas into one accumulator (one commit and wait a chain: C = 1 is the round trip), cycles a
  * wgmma per warpgroup, and the SM's FLOP a cycle against the dense peak (8192 fp8, 4096 f16; H100/
  * H200 datasheet at its boost clock). Operands are zeros: the rate does not depend on values. Then the
- * 64-row scorer's f16 stream (stream below), one line a way of grouping its 36 wgmmas.
+ * 64-row scorer's f16 stream (stream below), one line a way of grouping its 36 wgmmas, and the long
+ * 64-row units' mix of score steps and P V (mix below).
  *   build/sm90-wgmma-rate            (Hopper only; exit 4 on a GPU error) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +211,81 @@ template <int G, int D, bool FRESH> __global__ void __launch_bounds__(256, 1) st
     if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0 + (sum != 0.0f);
 }
 
+/* The long 64-row units' mix (forty-fifth session): warpgroups 2-3 issue the alternate scorers'
+ * score steps (fp8 m64n32k32, both operands in shared memory, a fresh accumulator each, a ring of two:
+ * issue, wait for the one before, add its 16 floats into the tile's sums), 36 a tile; warpgroups 0-1
+ * the multipliers' P V (f16 m64n64k16, A from registers, IN_FLIGHT in flight), 32 a warpgroup for the
+ * scorers' 36 (a scorer takes every other tile, a multiplier half the dims of every tile). Each
+ * warpgroup repeats its part for MIX_BUDGET cycles and counts the parts it finished. mask 1: the
+ * scorers alone, 2: the multipliers alone, 3: both, free-running, 7: both paced by a barrier of all
+ * four a part, so that each multiplier does one part a scorer's tile, the walker's ratio without its
+ * softmax or its data. Whether the two kinds of wgmma share the tensor pipe as their separate rates
+ * add up says whether the walker's tile (~2,790 cycles on b128-q4) is at what the pipe can do for
+ * this mix or above it: paced, the pipe is full at ~1,860-2,000 cycles a tile (results/NOTES.md,
+ * forty-fifth session). */
+#define MIX_BUDGET 4000000LL
+template <int IN_FLIGHT> __global__ void __launch_bounds__(512, 1) mix(int mask, long long *parts)
+{
+    extern __shared__ __align__(1024) uint8_t smem[];
+    for (int i = threadIdx.x; i < SMEM_BYTES / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
+    w9_fence_proxy();
+    __syncthreads();
+    const int wg = threadIdx.x / 128;
+    const bool scorer = wg >= 2, on = (mask >> (scorer ? 0 : 1)) & 1, paced = mask == 7;
+    const uint32_t base = w9_smem_addr(smem);
+    const uint64_t da = w9_desc(base, 256), db = w9_desc(base + 32768, 256);
+    float s[32], acc[2][16], d[32];
+    uint32_t a[4] = { 0, 0, 0, 0 };
+#pragma unroll
+    for (int i = 0; i < 32; i++) s[i] = d[i] = 0.0f;
+    long long n = 0;
+    const long long t0 = clock64();
+    /* wgmma takes the whole warpgroup: its warps must agree when to stop (one thread reads the clock,
+     * a slot by parity so that no write overtakes a read of the slot before) */
+    __shared__ int go[4][2];
+    for (;;) {
+        if (paced) {   /* all four warpgroups a part each, as in the walker: one barrier a part */
+            if (threadIdx.x == 0) go[0][n & 1] = clock64() - t0 < MIX_BUDGET;
+            asm volatile("bar.sync 5, 512;\n" ::: "memory");
+            if (!go[0][n & 1]) break;
+        } else {
+            if (threadIdx.x % 128 == 0) go[wg][n & 1] = on && clock64() - t0 < MIX_BUDGET;
+            asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory");
+            if (!go[wg][n & 1]) break;
+        }
+        if (scorer) {
+#pragma unroll
+            for (int k = 0; k < 37; k++) {
+                if (k < 36) {
+                    w9_fence();
+                    w9_fp8<32>::mma(acc[k % 2], da, db, 0);
+                    w9_commit();
+                }
+                if (k >= 1) {
+                    w9_wait_dyn<1>(k < 36 ? 1 : 0);
+                    w9_fence_regs<16>(acc[(k - 1) % 2]);
+#pragma unroll
+                    for (int i = 0; i < 16; i++) s[16 * ((k - 1) % 2) + i] += acc[(k - 1) % 2][i];
+                }
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < 32; k++) {
+                w9_fence();
+                f16_rs<64, 0>::mma(d, a, db);
+                w9_commit();
+                w9_wait<IN_FLIGHT - 1>();
+            }
+            w9_wait<0>();
+        }
+        n++;
+    }
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 32; i++) sum += s[i] + d[i];
+    if (threadIdx.x % 128 == 0) parts[blockIdx.x * 4 + wg] = n + (sum != 0.0f);
+}
+
 static int cmp_ll(const void *x, const void *y)
 {
     long long a = *(const long long *)x, b = *(const long long *)y;
@@ -271,6 +347,36 @@ template <int G, int D, bool FRESH> static void run_stream(int sms, long long *d
     }
 }
 
+/* Median over the SMs of the parts each role finished in the budget, and the cycles a part. */
+template <int IN_FLIGHT> static void run_mix(int sms, long long *dp)
+{
+    CHECK(cudaFuncSetAttribute(mix<IN_FLIGHT>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    static const char *what[8] = { "", "scorers alone", "multipliers alone", "both", "", "", "", "both, paced" };
+    static const int masks[4] = { 1, 2, 3, 7 };
+    long long v[4 * 1024];
+    for (int mi = 0; mi < 4; mi++) {
+        const int mask = masks[mi];
+        for (int pass = 0; pass < 2; pass++) {
+            mix<IN_FLIGHT><<<sms, 512, SMEM_BYTES>>>(mask, dp);
+            CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
+        }
+        CHECK(cudaMemcpy(v, dp, sms * 4 * sizeof v[0], cudaMemcpyDeviceToHost));
+        double per[2] = { 0, 0 };  /* cycles a part: scorers (wg 2), multipliers (wg 0) */
+        for (int r = 0; r < 2; r++) {
+            long long w[1024];
+            for (int i = 0; i < sms; i++) w[i] = v[4 * i + (r == 0 ? 2 : 0)];
+            qsort(w, sms, sizeof w[0], cmp_ll);
+            per[r] = w[sms / 2] > 0 ? (double)MIX_BUDGET / w[sms / 2] : 0.0;
+        }
+        /* the pipe's busy share at the probe's own rates (an SM: 24 cycles a score step, 32 a P V
+         * wgmma), two warpgroups a role */
+        const double busy = (per[0] > 0 ? 2 * 36 * 24.0 / per[0] : 0) + (per[1] > 0 ? 2 * 32 * 32.0 / per[1] : 0);
+        printf("mix, P V %d in flight, %-18s  scorer tile %8.0f cyc  multiplier part %8.0f cyc  pipe at the solo rates %5.1f %%\n",
+               IN_FLIGHT, what[mask], per[0], per[1], 100.0 * busy);
+    }
+}
+
 int main(void)
 {
     cudaDeviceProp p;
@@ -293,6 +399,13 @@ int main(void)
     run_stream<6, 1, true>(sms, dc);
     run_stream<12, 1, true>(sms, dc);
     run_stream<36, 0, false>(sms, dc);
+    printf("\nthe long 64-row units' mix (cycles a scorer's tile of 36 score steps, a multiplier's 32 P V wgmmas)\n");
+    long long *dp;
+    CHECK(cudaMalloc(&dp, 4 * sms * sizeof *dp));
+    run_mix<1>(sms, dp);
+    run_mix<2>(sms, dp);
+    run_mix<4>(sms, dp);
+    CHECK(cudaFree(dp));
     CHECK(cudaFree(dc));
     CHECK(cudaFree(dn));
     return 0;
