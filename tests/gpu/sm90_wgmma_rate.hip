@@ -123,12 +123,18 @@ template <int TB> struct f16_rs<256, TB> {
 
 #define SMEM_BYTES (96 * 1024)      /* A at 0, B at 32 KB: any of the shapes' operands fits in 32 KB */
 
-template <class W, int C> __global__ void __launch_bounds__(256, 1) rate(int reps, long long *cycles, long long *ns)
+/* Every kernel's operands: the block's shared memory zeroed, and visible to the wgmmas (async proxy). */
+__device__ __forceinline__ void zero_operands(uint8_t *smem)
 {
-    extern __shared__ __align__(1024) uint8_t smem[];
     for (int i = threadIdx.x; i < SMEM_BYTES / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
     w9_fence_proxy();
     __syncthreads();
+}
+
+template <class W, int C> __global__ void __launch_bounds__(256, 1) rate(int reps, long long *cycles, long long *ns)
+{
+    extern __shared__ __align__(1024) uint8_t smem[];
+    zero_operands(smem);
     float d[W::ACC];
 #pragma unroll
     for (int i = 0; i < W::ACC; i++) d[i] = 0.0f;
@@ -170,9 +176,7 @@ template <class W, int C> __global__ void __launch_bounds__(256, 1) rate(int rep
 template <int G, int D, bool FRESH> __global__ void __launch_bounds__(256, 1) stream(int reps, uint32_t zero, long long *cycles)
 {
     extern __shared__ __align__(1024) uint8_t smem[];
-    for (int i = threadIdx.x; i < SMEM_BYTES / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
-    w9_fence_proxy();
-    __syncthreads();
+    zero_operands(smem);
     float d[32];
 #pragma unroll
     for (int i = 0; i < 32; i++) d[i] = 0.0f;
@@ -227,9 +231,7 @@ template <int G, int D, bool FRESH> __global__ void __launch_bounds__(256, 1) st
 template <int IN_FLIGHT> __global__ void __launch_bounds__(512, 1) mix(int mask, long long *parts)
 {
     extern __shared__ __align__(1024) uint8_t smem[];
-    for (int i = threadIdx.x; i < SMEM_BYTES / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
-    w9_fence_proxy();
-    __syncthreads();
+    zero_operands(smem);
     const int wg = threadIdx.x / 128;
     const bool scorer = wg >= 2, on = (mask >> (scorer ? 0 : 1)) & 1, paced = mask == 7;
     const uint32_t base = w9_smem_addr(smem);
@@ -351,11 +353,11 @@ template <int G, int D, bool FRESH> static void run_stream(int sms, long long *d
 template <int IN_FLIGHT> static void run_mix(int sms, long long *dp)
 {
     CHECK(cudaFuncSetAttribute(mix<IN_FLIGHT>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-    static const char *what[8] = { "", "scorers alone", "multipliers alone", "both", "", "", "", "both, paced" };
-    static const int masks[4] = { 1, 2, 3, 7 };
+    static const struct { int mask; const char *what; } modes[] = {
+        { 1, "scorers alone" }, { 2, "multipliers alone" }, { 3, "both" }, { 7, "both, paced" } };
     long long v[4 * 1024];
-    for (int mi = 0; mi < 4; mi++) {
-        const int mask = masks[mi];
+    for (const auto &m : modes) {
+        const int mask = m.mask;
         for (int pass = 0; pass < 2; pass++) {
             mix<IN_FLIGHT><<<sms, 512, SMEM_BYTES>>>(mask, dp);
             CHECK(cudaGetLastError());
@@ -373,7 +375,7 @@ template <int IN_FLIGHT> static void run_mix(int sms, long long *dp)
          * wgmma), two warpgroups a role */
         const double busy = (per[0] > 0 ? 2 * 36 * 24.0 / per[0] : 0) + (per[1] > 0 ? 2 * 32 * 32.0 / per[1] : 0);
         printf("mix, P V %d in flight, %-18s  scorer tile %8.0f cyc  multiplier part %8.0f cyc  pipe at the solo rates %5.1f %%\n",
-               IN_FLIGHT, what[mask], per[0], per[1], 100.0 * busy);
+               IN_FLIGHT, m.what, per[0], per[1], 100.0 * busy);
     }
 }
 
