@@ -51,7 +51,7 @@ else ifeq ($(GPU),amd)
 endif
 
 .PHONY: all test test-san test-gpu kernels-amd clean deps-check
-all: deps-check $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test $(BUILD)/sm90-wgmma-rate $(BUILD)/sm90-stream-probe $(BUILD)/mla-bench-stall)
+all: deps-check $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test $(BUILD)/sm90-wgmma-rate $(BUILD)/sm90-walker-model $(BUILD)/sm90-stream-probe $(BUILD)/mla-bench-stall)
 
 deps-check:
 	@test "$(GPU)" != none || { echo "mla-bench: no GPU compiler found: install the CUDA toolkit (nvcc) or ROCm (hipcc)"; exit 1; }
@@ -125,6 +125,12 @@ $(BUILD)/mla-bench-stall: $(HOST_OBJ) $(GPU_OBJ) $(STALL_OBJ)
 
 # A probe (not a test): the tensor cores' rate for the wgmma shapes the walkers issue and others.
 $(BUILD)/sm90-wgmma-rate: tests/gpu/sm90_wgmma_rate.hip kernels/sm90_wgmma.h kernels/common.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -o $@ $<
+
+# A probe (not a test): the long 64-row units' walker without its data, to try another scorer in
+# it first (tests/gpu/sm90_walker_model.hip).
+$(BUILD)/sm90-walker-model: tests/gpu/sm90_walker_model.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -o $@ $<
 
