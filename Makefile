@@ -128,7 +128,7 @@ $(BUILD)/sm90-wgmma-rate: tests/gpu/sm90_wgmma_rate.hip kernels/sm90_wgmma.h ker
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -o $@ $<
 
-# A probe (not a test): the long 64-row units' walker without its data, to try another scorer in
+# A probe (not a test): the long 64-row units' walker without its data, to try another arrangement of
 # it first (tests/gpu/sm90_walker_model.hip).
 $(BUILD)/sm90-walker-model: tests/gpu/sm90_walker_model.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
 	@mkdir -p $(@D)
