@@ -32,11 +32,12 @@
 
 #define WM_TILES 256
 #define WM_P_BYTES (64 / 8 * S9_HSBO)
+#define WM_TAIL (2 * 64 * 4 + 4 * 64 * 4 + 4 * 4 * 4)   /* references [2][64], alpha [4][64], moved [4][4] */
 /* Shared memory: the stages (one, never refilled, without data), the P buffers, Q (fp8) or Q^T (f16)
  * and the references. */
 __host__ __device__ constexpr int wm_smem(bool f16, int pbuf, int stages)
 {
-    return (stages > 0 ? stages : 1) * S9_TILE_BYTES + pbuf * WM_P_BYTES + (f16 ? 2 : 1) * (64 / 8 * S9_KSBO) + 2 * 64 * 4;
+    return (stages > 0 ? stages : 1) * S9_TILE_BYTES + pbuf * WM_P_BYTES + (f16 ? 2 : 1) * (64 / 8 * S9_KSBO) + WM_TAIL;
 }
 
 /* A tile's codes from this CTA's stream into a stage (1-D bulk copy; the walker's TMA box moves the
@@ -121,6 +122,10 @@ __device__ __forceinline__ uint32_t opaque(uint32_t v)
 #define WM_NO_REF 2        /* the REF hand-over between the scorers (each keeps its own references) */
 #define WM_NO_SCORED 4     /* SCORED: a tile's P V no longer waits for the next tile's score steps */
 #define WM_NO_PV 8         /* the multipliers' P V (their barriers stay) */
+#define WM_RESCALE 16      /* not left out but added: the scorer's alpha and moved flags for each tile and
+                            * the multipliers' rescale of O behind them (pc_multiply_unit's), which the
+                            * model otherwise skips */
+#define WM_RESCALE1 32     /* the same with the multipliers' check as one load and one branch (v144) */
 
 /* The stages: S filled from kv (each CTA its own WM_TILES tiles, so that 132 CTAs stream ~1.2 GB as
  * the long shapes stream their caches), the walker's way: the first S at the start, then tile it + S
@@ -154,7 +159,7 @@ template <int S> struct wm_stages {
  * for the next tile's score steps (SCORED, unless OFF says not), multiply, release the stage (MUL,
  * then the refill) and P's buffer (EMPTY). Returns a sum of O, so that nothing is optimised away. */
 template <int F, int OFF, int S, int PBUF>
-__device__ __forceinline__ float wm_multiply(const wm_stages<S> &sg, uint32_t p0)
+__device__ __forceinline__ float wm_multiply(const wm_stages<S> &sg, uint32_t p0, const float *alpha, const uint32_t *moved)
 {
     const int dim0 = 256 * s9_warpgroup(), warp = ps_tid() % 128 / 32;
     float o[4][32];
@@ -168,6 +173,35 @@ __device__ __forceinline__ float wm_multiply(const wm_stages<S> &sg, uint32_t p0
         uint32_t raw[F][2];
         pv_load<F, 4>(raw, sti, 0, warp, dim0);
         pc_sync(S9_PC_FULL + par, S9_PC_HAND_ALT);
+        if constexpr ((OFF & WM_RESCALE1) != 0) {
+            const int t = ps_tid() % 4;
+            const uint4 mv = *(const uint4 *)&moved[4 * (it & 3)];
+            if (mv.x | mv.y | mv.z | mv.w) {
+                const uint32_t m4[4] = { mv.x, mv.y, mv.z, mv.w };
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        const float al = m4[j / 2] ? alpha[64 * (it & 3) + 8 * j + 2 * t + e % 2] : 1.0f;
+#pragma unroll
+                        for (int mb = 0; mb < 4; mb++) o[mb][4 * j + e] *= al;
+                    }
+            }
+        }
+        if constexpr ((OFF & WM_RESCALE) != 0) {
+            const int t = ps_tid() % 4;
+#pragma unroll
+            for (int w = 0; w < 4; w++)
+                if (moved[4 * (it & 3) + w])
+#pragma unroll
+                    for (int j = 2 * w; j < 2 * w + 2; j++)
+#pragma unroll
+                        for (int e = 0; e < 4; e++) {
+                            const float al = alpha[64 * (it & 3) + 8 * j + 2 * t + e % 2];
+#pragma unroll
+                            for (int mb = 0; mb < 4; mb++) o[mb][4 * j + e] *= al;
+                        }
+        }
         if (!(OFF & WM_NO_SCORED) && it + 1 < WM_TILES) pc_sync(S9_PC_SCORED + ((it + 1) & 3), S9_PC_HAND_ALT);
         if constexpr (!(OFF & WM_NO_PV)) {
             pv_tile<64, F, 4>(o, raw, sti, w9_desc(p0 + (PBUF == 2 ? par : 0) * WM_P_BYTES, S9_HSBO), warp, dim0);
@@ -208,7 +242,8 @@ __global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, long long *cyc
     w9_fence_proxy();
     const wm_stages<S> sg = { w9_smem_addr(smem), bar, kv };
     const uint32_t p0 = sg.st0 + SP * S9_TILE_BYTES, q_addr = p0 + PBUF * WM_P_BYTES;
-    float *ref_slot = (float *)(smem + SMEM - 2 * 64 * 4);   /* [2][64] */
+    float *ref_slot = (float *)(smem + SMEM - WM_TAIL), *alpha_slot = ref_slot + 2 * 64;   /* [2][64], [4][64] */
+    uint32_t *moved_slot = (uint32_t *)(alpha_slot + 4 * 64);                                /* [4][4] */
     if (S > 0 && threadIdx.x == 0) {
         for (int c = 0; c < S; c++) w9_mbar_init(&bar[c]);
         w9_mbar_init_fence();
@@ -232,6 +267,7 @@ __global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, long long *cyc
             if (!(OFF & WM_NO_SCORED) && it >= 1) pc_arrive(S9_PC_SCORED + (it & 3), S9_PC_HAND_ALT);
             if constexpr (!(OFF & WM_NO_SOFTMAX)) {
                 float ref[2] = { -INFINITY, -INFINITY }, ms[2], alpha[2];
+                bool moved[2];
                 if (!(OFF & WM_NO_REF) && it >= 1) {
                     pc_sync(S9_PC_REF + (par ^ 1), 256);
 #pragma unroll
@@ -244,7 +280,14 @@ __global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, long long *cyc
                 for (int h = 0; h < 2; h++) past |= mx[h] > ref[h] + S9_REF_SLACK;
                 if (__any_sync(0xffffffffu, past)) ps_quad_max(mx);
 #pragma unroll
-                for (int h = 0; h < 2; h++) move_ref(ref[h], mx[h], ms[h], alpha[h]);
+                for (int h = 0; h < 2; h++) moved[h] = move_ref(ref[h], mx[h], ms[h], alpha[h]);
+                if constexpr ((OFF & (WM_RESCALE | WM_RESCALE1)) != 0) {   /* ps_score_alt's: the rescale, four tiles deep */
+                    const bool wmoved = __any_sync(0xffffffffu, moved[0] || moved[1]);
+                    const int tv = ps_tid();
+                    if (wmoved && tv % 4 == 0)
+                        alpha_slot[64 * (it & 3) + ps_row0(tv)] = alpha[0], alpha_slot[64 * (it & 3) + ps_row0(tv) + 8] = alpha[1];
+                    if (lane == 0) moved_slot[4 * (it & 3) + warp] = wmoved;
+                }
                 float mown[2];
                 const int tv = ps_tid();
 #pragma unroll
@@ -267,7 +310,7 @@ __global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, long long *cyc
         sink = l[0] + l[1];
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(MREG));
-        sink = wm_multiply<F, OFF, S, PBUF>(sg, p0);
+        sink = wm_multiply<F, OFF, S, PBUF>(sg, p0, alpha_slot, moved_slot);
     }
     __syncthreads();
     const long long c1 = clock64();
@@ -352,7 +395,7 @@ __global__ void __launch_bounds__(384, 1) walk_one(const uint8_t *kv, long long 
         }
         sink = l[0] + l[1];
     } else {
-        sink = wm_multiply<1, WM_NO_SCORED, S, PBUF>(sg, p0);
+        sink = wm_multiply<1, WM_NO_SCORED, S, PBUF>(sg, p0, nullptr, nullptr);
     }
     __syncthreads();
     const long long c1 = clock64();
@@ -438,6 +481,10 @@ int main(void)
     run<false, 2, 88, 168, 1, WM_NO_REF>("fp8, no REF", sms, kv, dc, dn);
     run<false, 2, 88, 168, 1, WM_NO_SCORED>("fp8, no SCORED", sms, kv, dc, dn);
     run<false, 2, 88, 168, 1, WM_NO_PV>("fp8, no P V", sms, kv, dc, dn);
+    run<false, 2, 88, 168, 1, WM_RESCALE>("fp8 + rescale", sms, kv, dc, dn);
+    run<false, 2, 88, 168, 1, WM_RESCALE, 4>("fp8 + rescale, 4 st", sms, kv, dc, dn);
+    run<false, 2, 88, 168, 1, WM_RESCALE1>("fp8 + rescale 1 load", sms, kv, dc, dn);
+    run<false, 2, 88, 168, 1, WM_RESCALE1, 4>("fp8 + rescale 1, 4 st", sms, kv, dc, dn);
     run<false, 2, 88, 168, 1, WM_NO_SOFTMAX | WM_NO_REF>("fp8, no softmax, REF", sms, kv, dc, dn);
     run<true, 2, 88, 168, 1, WM_NO_PV>("f16 P2, no P V", sms, kv, dc, dn);
     CHECK(cudaFree(kv));
