@@ -62,7 +62,7 @@ template <int N> struct s9_smem_pc {
     uint8_t q[N / 8 * S9_KSBO];
     uint64_t bar[S9_PC_STAGES];         /* each stage's copy barrier */
     float alpha[4][N];                  /* by tile mod 4: each row's rescale, where its scorer warp's rows moved */
-    uint32_t moved[4][4];               /* by tile mod 4 and scorer warp: whether its 16 rows' alpha applies */
+    __align__(16) uint32_t moved[4][4]; /* by tile mod 4 and scorer warp: whether its 16 rows' alpha applies (one 16-byte load a tile) */
     float row_l[N];                     /* each row's sum, at the unit's end */
     float xm[2][N];                     /* by scorer: its half's row maxima, scaled, when a reference moves */
     float ref[2][N];                    /* alternate tiles, by tile parity: each row's reference after the tile */
@@ -180,17 +180,22 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
         if (wt == 0) s9_stamp(seq0 + it, S9T_SCORED + wg);
         pc_sync(S9_PC_FULL + par, hand);
         if (wt == 0) s9_stamp(seq0 + it, S9T_SOFTMAX + wg);
+        /* O's rescale where a scorer warp's rows moved their reference (rare after a unit's first
+         * tiles): the four warps' flags in one load and one branch, the rows of a warp that did not
+         * move times 1. Four loads and four branches, each around its warp's rows (v136 and before),
+         * cost the walker model's tile 5 % (2,327 -> 2,448 cycles, forty-sixth session). */
+        const uint4 mv = *(const uint4 *)sm.moved[it & 3];
+        if (mv.x | mv.y | mv.z | mv.w) {
+            const uint32_t m4[4] = { mv.x, mv.y, mv.z, mv.w };
 #pragma unroll
-        for (int w = 0; w < 4; w++)
-            if (sm.moved[it & 3][w])
+            for (int j = 0; j < N / 8; j++)
 #pragma unroll
-                for (int j = 2 * w; j < 2 * w + 2; j++)
+                for (int e = 0; e < 4; e++) {
+                    const float al = m4[j / 2] ? sm.alpha[it & 3][8 * j + 2 * t + e % 2] : 1.0f;
 #pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        const float al = sm.alpha[it & 3][8 * j + 2 * t + e % 2];
-#pragma unroll
-                        for (int mb = 0; mb < 4; mb++) o[mb][4 * j + e] *= al;
-                    }
+                    for (int mb = 0; mb < 4; mb++) o[mb][4 * j + e] *= al;
+                }
+        }
         /* Scores first: tile it's P V waits until the scorers' wgmmas of tile it + 1 are done, so that
          * it runs beside the softmax instead of the score steps (alone 0.73 µs a tile, 1.14 with the P V
          * beside them). Four barriers, by tile mod 4, so that a generation is never shared: the next
