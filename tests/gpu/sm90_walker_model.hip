@@ -222,13 +222,42 @@ __device__ __forceinline__ float wm_multiply(const wm_stages<S> &sg, uint32_t p0
     return sink;
 }
 
-/* The clock and the global timer at the start, in shared memory: held in registers through the loops,
- * they made ptxas serialize the multipliers' wgmmas at 176 (C7512). */
+/* The clock and the global timer, for the start (wm_begin). */
 __device__ __forceinline__ void wm_stamp(long long (&at)[2])
 {
     long long n;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(n));
     at[0] = clock64(), at[1] = n;
+}
+
+/* Every model kernel's start: shared memory zeroed (and visible to the wgmmas), the stages' barriers
+ * made and the first copies issued, then the clock stamped (in shared memory: held in registers
+ * through the loops, the stamps made ptxas serialize the multipliers' wgmmas at 176, C7512). */
+template <int S>
+__device__ __forceinline__ wm_stages<S> wm_begin(uint8_t *smem, int bytes, uint64_t *bar, const uint8_t *kv, long long (&start)[2])
+{
+    for (int i = threadIdx.x; i < bytes / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
+    w9_fence_proxy();
+    const wm_stages<S> sg = { w9_smem_addr(smem), bar, kv };
+    if (S > 0 && threadIdx.x == 0) {
+        for (int c = 0; c < S; c++) w9_mbar_init(&bar[c]);
+        w9_mbar_init_fence();
+    }
+    __syncthreads();
+    sg.first();
+    if (threadIdx.x == 0) wm_stamp(start);
+    __syncthreads();
+    return sg;
+}
+
+/* Its end: once every warpgroup is done, the CTA's cycles and nanoseconds (sink keeps the work). */
+__device__ __forceinline__ void wm_end(float sink, const long long (&start)[2], long long *cycles, long long *ns)
+{
+    __syncthreads();
+    const long long c1 = clock64();
+    long long n1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(n1));
+    if (threadIdx.x == 0) cycles[blockIdx.x] = c1 - start[0] + (sink != 0.0f), ns[blockIdx.x] = n1 - start[1];
 }
 
 template <bool F16, int PBUF, int SREG, int MREG, int F, int OFF, int S>
@@ -238,20 +267,10 @@ __global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, long long *cyc
     extern __shared__ __align__(1024) uint8_t smem[];
     __shared__ __align__(8) uint64_t bar[SP];
     __shared__ long long start[2];
-    for (int i = threadIdx.x; i < SMEM / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
-    w9_fence_proxy();
-    const wm_stages<S> sg = { w9_smem_addr(smem), bar, kv };
+    const wm_stages<S> sg = wm_begin<S>(smem, SMEM, bar, kv, start);
     const uint32_t p0 = sg.st0 + SP * S9_TILE_BYTES, q_addr = p0 + PBUF * WM_P_BYTES;
     float *ref_slot = (float *)(smem + SMEM - WM_TAIL), *alpha_slot = ref_slot + 2 * 64;   /* [2][64], [4][64] */
     uint32_t *moved_slot = (uint32_t *)(alpha_slot + 4 * 64);                                /* [4][4] */
-    if (S > 0 && threadIdx.x == 0) {
-        for (int c = 0; c < S; c++) w9_mbar_init(&bar[c]);
-        w9_mbar_init_fence();
-    }
-    __syncthreads();
-    sg.first();
-    if (threadIdx.x == 0) wm_stamp(start);
-    __syncthreads();
     const int wg = s9_warpgroup();
     float sink = 0.0f;
     if (wg >= 2) {
@@ -312,11 +331,7 @@ __global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, long long *cyc
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(MREG));
         sink = wm_multiply<F, OFF, S, PBUF>(sg, p0, alpha_slot, moved_slot);
     }
-    __syncthreads();
-    const long long c1 = clock64();
-    long long n1;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(n1));
-    if (threadIdx.x == 0) cycles[blockIdx.x] = c1 - start[0] + (sink != 0.0f), ns[blockIdx.x] = n1 - start[1];
+    wm_end(sink, start, cycles, ns);
 }
 
 /* One scorer (warpgroup 2) for every tile, three warpgroups (384 threads, 168 registers each, the
@@ -334,18 +349,8 @@ __global__ void __launch_bounds__(384, 1) walk_one(const uint8_t *kv, long long 
     extern __shared__ __align__(1024) uint8_t smem[];
     __shared__ __align__(8) uint64_t bar[SP];
     __shared__ long long start[2];
-    for (int i = threadIdx.x; i < SMEM / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
-    w9_fence_proxy();
-    const wm_stages<S> sg = { w9_smem_addr(smem), bar, kv };
+    const wm_stages<S> sg = wm_begin<S>(smem, SMEM, bar, kv, start);
     const uint32_t p0 = sg.st0 + SP * S9_TILE_BYTES, q_addr = p0 + PBUF * WM_P_BYTES;
-    if (S > 0 && threadIdx.x == 0) {
-        for (int c = 0; c < S; c++) w9_mbar_init(&bar[c]);
-        w9_mbar_init_fence();
-    }
-    __syncthreads();
-    sg.first();
-    if (threadIdx.x == 0) wm_stamp(start);
-    __syncthreads();
     float sink = 0.0f;
     if (s9_warpgroup() == 2) {
         const int wt = ps_tid() % 128, warp = wt / 32, lane = wt % 32, t = lane % 4;
@@ -397,11 +402,7 @@ __global__ void __launch_bounds__(384, 1) walk_one(const uint8_t *kv, long long 
     } else {
         sink = wm_multiply<1, WM_NO_SCORED, S, PBUF>(sg, p0, nullptr, nullptr);
     }
-    __syncthreads();
-    const long long c1 = clock64();
-    long long n1;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(n1));
-    if (threadIdx.x == 0) cycles[blockIdx.x] = c1 - start[0] + (sink != 0.0f), ns[blockIdx.x] = n1 - start[1];
+    wm_end(sink, start, cycles, ns);
 }
 
 static int cmp_ll(const void *x, const void *y)
@@ -418,15 +419,14 @@ static double median_over_sms(const long long *dev, int sms)
     return (double)v[sms / 2];
 }
 
-template <bool F16, int PBUF, int SREG, int MREG, int F, int OFF = 0, int S = 0>
-static void run(const char *name, int sms, const uint8_t *kv, long long *dc, long long *dn)
+/* A kernel's line: launched three times (the first loads the module and warms the clocks), the
+ * second and third printed. */
+template <class Kernel>
+static void time_rows(const char *name, Kernel kernel, int threads, int smem, int sms, const uint8_t *kv, long long *dc, long long *dn)
 {
-    static_assert(2 * SREG + 2 * MREG <= 512, "the launch's register pool");
-    constexpr int SMEM = wm_smem(F16, PBUF, S);
-    static_assert(SMEM <= 232448 - 1024, "the block's shared memory (227 KB, less the static barriers' alignment)");
-    CHECK(cudaFuncSetAttribute(walk<F16, PBUF, SREG, MREG, F, OFF, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
-    for (int pass = 0; pass < 3; pass++) {    /* the first pass loads the module and warms the clocks */
-        walk<F16, PBUF, SREG, MREG, F, OFF, S><<<sms, 512, SMEM>>>(kv, dc, dn);
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    for (int pass = 0; pass < 3; pass++) {
+        kernel<<<sms, threads, smem>>>(kv, dc, dn);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
         if (pass == 0) continue;
@@ -435,19 +435,19 @@ static void run(const char *name, int sms, const uint8_t *kv, long long *dc, lon
     }
 }
 
+template <bool F16, int PBUF, int SREG, int MREG, int F, int OFF = 0, int S = 0>
+static void run(const char *name, int sms, const uint8_t *kv, long long *dc, long long *dn)
+{
+    static_assert(2 * SREG + 2 * MREG <= 512, "the launch's register pool");
+    constexpr int SMEM = wm_smem(F16, PBUF, S);
+    static_assert(SMEM <= 232448 - 1024, "the block's shared memory (227 KB, less the static barriers' alignment)");
+    time_rows(name, walk<F16, PBUF, SREG, MREG, F, OFF, S>, 512, SMEM, sms, kv, dc, dn);
+}
+
 template <int OFF, int S>
 static void run_one(const char *name, int sms, const uint8_t *kv, long long *dc, long long *dn)
 {
-    constexpr int SMEM = wm_smem(false, 2, S);
-    CHECK(cudaFuncSetAttribute(walk_one<OFF, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
-    for (int pass = 0; pass < 3; pass++) {
-        walk_one<OFF, S><<<sms, 384, SMEM>>>(kv, dc, dn);
-        CHECK(cudaGetLastError());
-        CHECK(cudaDeviceSynchronize());
-        if (pass == 0) continue;
-        const double cyc = median_over_sms(dc, sms);
-        printf("%-22s pass %d  %8.0f cyc a tile  %6.0f MHz\n", name, pass, cyc / WM_TILES, cyc / median_over_sms(dn, sms) * 1e3);
-    }
+    time_rows(name, walk_one<OFF, S>, 384, wm_smem(false, 2, S), sms, kv, dc, dn);
 }
 
 int main(void)
