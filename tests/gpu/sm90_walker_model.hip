@@ -20,12 +20,25 @@
  *                      (pv_load) at the rate K's would take, not K's layout
  *   one scorer         walk_one, below
  *   no ...             one piece left out (WM_NO_*), to read its share of the tile
+ *   v144, ...          (forty-seventh session) the row with v144's rescale check and four stages,
+ *                      with what it still lacked: the kernel's box copies (WM_BOX), values like the
+ *                      kernel's (WM_RANDOM), the refill's barrier (WM_MUL_ARRIVE), 40 launches; and
+ *                      the scorers' steps in turns (WM_TURN)
+ *   the kernel's walker  walk_kernel_roles: the kernel's own roles (ps_run) on the same stream
+ * Measured (forty-seventh session, results/h200/steps/s47-walker-model/): the box, the values, the
+ * barrier and sustained load each leave the model's tile within 0.3 % (values like the kernel's
+ * lower the clock 4-7 %, not the cycles); the kernel's roles take 2,646 cycles a tile where the
+ * model's loops take 2,488 (+6 %), the real kernel's steady tile 2,530-2,600 (mla-bench, 256 and 512
+ * tiles a CTA): the gap is in the roles' code (uniform descriptor arithmetic in the score steps,
+ * ~27 instructions a tile), not in the rest of the kernel. Steps in turns: +10.5 %.
  * Whole m64n64k32 score steps in the two-scorer walker (a ring of two: ~104 registers a scorer) do
  * not compile without spills and serialized wgmmas at 104 / 152, so they have no row.
  *   build/sm90-walker-model            (Hopper only; exit 4 on a GPU error) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "../../kernels/sm90_unit_ps.h"
+#include "../../kernels/first_units.h"
 
 #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(4); } } while (0)
@@ -126,15 +139,28 @@ __device__ __forceinline__ uint32_t opaque(uint32_t v)
                             * the multipliers' rescale of O behind them (pc_multiply_unit's), which the
                             * model otherwise skips */
 #define WM_RESCALE1 32     /* the same with the multipliers' check as one load and one branch (v144) */
+/* Added in the forty-seventh session, to find the model's remaining gap to the walker: */
+#define WM_BOX 64          /* the stages filled by the kernel's copy (a 3-D box of the tensor map, the
+                            * 64-byte swizzle, 128-byte L2 promotion) instead of a 1-D bulk copy */
+#define WM_RANDOM 128      /* Q and the stream hold values like the kernel's (random signs and mantissas,
+                            * scores of rms ~1), not one code: the softmax's references move as they do
+                            * on real data, and the tensor cores toggle (power, so the clock) */
+#define WM_MUL_ARRIVE 256  /* the refill's barrier (MUL) waited for by warpgroup 0 alone, whose thread 0
+                            * copies: warpgroup 1 arrives and goes on */
+#define WM_TURN 512        /* the scorers' score steps in turns (ping-pong): a tile's steps start once the
+                            * tile before's (the other scorer's) are done, so that one scorer's steps run
+                            * beside the other's softmax, never beside its steps (barriers 3 and 15, which
+                            * the kernel's alternate walker does not use: VOTE and XCHG) */
 
 /* The stages: S filled from kv (each CTA its own WM_TILES tiles, so that 132 CTAs stream ~1.2 GB as
  * the long shapes stream their caches), the walker's way: the first S at the start, then tile it + S
  * into tile it's stage once both multipliers are done with it; S = 0: no data, one stage read by every
  * tile. */
-template <int S> struct wm_stages {
+template <int S, bool BOX = false> struct wm_stages {
     uint32_t st0;
     uint64_t *bar;
     const uint8_t *kv;
+    const void *map;       /* BOX: the stream's tensor map (the kernel's, w9_encode_kv_map) */
     /* tile it's stage, once its copy has landed */
     static constexpr int SP = S > 0 ? S : 1;
     __device__ __forceinline__ uint32_t at(int it) const
@@ -143,23 +169,32 @@ template <int S> struct wm_stages {
         w9_mbar_wait(&bar[it % SP], (it / SP) & 1);
         return st0 + it % SP * S9_TILE_BYTES;
     }
+    __device__ __forceinline__ void fill(uint32_t dst, int tile, uint64_t *b) const
+    {
+        if constexpr (BOX) {   /* pc_issue's copy: the box of the tile's 64 rows of this CTA's stream */
+            w9_mbar_expect(b, S9_TILE_BYTES);
+            w9_tma_load_tile(dst, w9_kv<false>{ map }, (blockIdx.x * WM_TILES + tile) * S9_TILE, b);
+        } else {
+            wm_fill(dst, kv, tile, b);
+        }
+    }
     __device__ __forceinline__ void first() const
     {
         if (S > 0 && threadIdx.x == 0)
-            for (int c = 0; c < S; c++) wm_fill(st0 + c * S9_TILE_BYTES, kv, c, &bar[c]);
+            for (int c = 0; c < S; c++) fill(st0 + c * S9_TILE_BYTES, c, &bar[c]);
     }
     /* after the multipliers' barrier: tile it's stage takes tile it + S */
     __device__ __forceinline__ void refill(uint32_t sti, int it) const
     {
-        if (S > 0 && threadIdx.x == 0) wm_fill(sti, kv, it + S, &bar[it % SP]);
+        if (S > 0 && threadIdx.x == 0) fill(sti, it + S, &bar[it % SP]);
     }
 };
 
 /* The multipliers (warpgroups 0 and 1), pc_multiply_unit's tile loop: wait for the tile's P (FULL),
  * for the next tile's score steps (SCORED, unless OFF says not), multiply, release the stage (MUL,
  * then the refill) and P's buffer (EMPTY). Returns a sum of O, so that nothing is optimised away. */
-template <int F, int OFF, int S, int PBUF>
-__device__ __forceinline__ float wm_multiply(const wm_stages<S> &sg, uint32_t p0, const float *alpha, const uint32_t *moved)
+template <int F, int OFF, int S, int PBUF, bool BOX>
+__device__ __forceinline__ float wm_multiply(const wm_stages<S, BOX> &sg, uint32_t p0, const float *alpha, const uint32_t *moved)
 {
     const int dim0 = 256 * s9_warpgroup(), warp = ps_tid() % 128 / 32;
     float o[4][32];
@@ -209,7 +244,8 @@ __device__ __forceinline__ float wm_multiply(const wm_stages<S> &sg, uint32_t p0
         }
         w9_fence_proxy();
         if (it + (S > 0 ? S : S9_PC_STAGES) < WM_TILES) {   /* the walker's refill */
-            pc_sync(S9_PC_MUL, S9_THREADS);
+            if ((OFF & WM_MUL_ARRIVE) && s9_warpgroup() == 1) pc_arrive(S9_PC_MUL, S9_THREADS);
+            else pc_sync(S9_PC_MUL, S9_THREADS);
             sg.refill(sti, it);
         }
         if (it + PBUF < WM_TILES) pc_arrive(S9_PC_EMPTY + par, S9_PC_HAND_ALT);
@@ -220,6 +256,21 @@ __device__ __forceinline__ float wm_multiply(const wm_stages<S> &sg, uint32_t p0
 #pragma unroll
         for (int i = 0; i < 32; i++) sink += o[mb][i];
     return sink;
+}
+
+/* A random e4m3 code of magnitude 2^(e - 7) (1 to 1.875 times it, either sign) from index i: K at
+ * e = 7 (~1), Q at e = 2 (~1/32), so that a score over 576 dims has an rms of ~1, as the kernel's
+ * scaled scores have. */
+__host__ __device__ inline uint8_t wm_code(uint32_t i, uint32_t e_bits)
+{
+    i ^= i >> 16, i *= 0x7feb352du, i ^= i >> 15, i *= 0x846ca68bu, i ^= i >> 16;
+    return (uint8_t)((i & 0x80u) | e_bits | (i >> 8 & 7u));
+}
+
+__global__ void wm_fill_random(uint8_t *kv, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        kv[i] = wm_code((uint32_t)i ^ (uint32_t)(i >> 32) * 0x9e3779b9u, 0x38);
 }
 
 /* The clock and the global timer, for the start (wm_begin). */
@@ -233,12 +284,15 @@ __device__ __forceinline__ void wm_stamp(long long (&at)[2])
 /* Every model kernel's start: shared memory zeroed (and visible to the wgmmas), the stages' barriers
  * made and the first copies issued, then the clock stamped (in shared memory: held in registers
  * through the loops, the stamps made ptxas serialize the multipliers' wgmmas at 176, C7512). */
-template <int S>
-__device__ __forceinline__ wm_stages<S> wm_begin(uint8_t *smem, int bytes, uint64_t *bar, const uint8_t *kv, long long (&start)[2])
+template <int S, bool BOX>
+__device__ __forceinline__ wm_stages<S, BOX> wm_begin(uint8_t *smem, int bytes, uint64_t *bar, const uint8_t *kv, const void *map,
+                                                      int q_off, bool random_q, long long (&start)[2])
 {
     for (int i = threadIdx.x; i < bytes / 16; i += blockDim.x) ((uint4 *)smem)[i] = make_uint4(0, 0, 0, 0);
+    if (random_q)
+        for (int i = threadIdx.x; i < 64 / 8 * S9_KSBO; i += blockDim.x) smem[q_off + i] = wm_code(blockIdx.x * 7919u + i, 0x10);
     w9_fence_proxy();
-    const wm_stages<S> sg = { w9_smem_addr(smem), bar, kv };
+    const wm_stages<S, BOX> sg = { w9_smem_addr(smem), bar, kv, map };
     if (S > 0 && threadIdx.x == 0) {
         for (int c = 0; c < S; c++) w9_mbar_init(&bar[c]);
         w9_mbar_init_fence();
@@ -261,13 +315,15 @@ __device__ __forceinline__ void wm_end(float sink, const long long (&start)[2], 
 }
 
 template <bool F16, int PBUF, int SREG, int MREG, int F, int OFF, int S>
-__global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, long long *cycles, long long *ns)
+__global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, const __grid_constant__ CUtensorMap map, long long *cycles, long long *ns)
 {
     constexpr int SMEM = wm_smem(F16, PBUF, S), SP = S > 0 ? S : 1;
+    constexpr bool BOX = (OFF & WM_BOX) != 0;
     extern __shared__ __align__(1024) uint8_t smem[];
     __shared__ __align__(8) uint64_t bar[SP];
     __shared__ long long start[2];
-    const wm_stages<S> sg = wm_begin<S>(smem, SMEM, bar, kv, start);
+    const wm_stages<S, BOX> sg = wm_begin<S, BOX>(smem, SMEM, bar, kv, &map, SP * S9_TILE_BYTES + PBUF * WM_P_BYTES,
+                                                  !F16 && (OFF & WM_RANDOM), start);
     const uint32_t p0 = sg.st0 + SP * S9_TILE_BYTES, q_addr = p0 + PBUF * WM_P_BYTES;
     float *ref_slot = (float *)(smem + SMEM - WM_TAIL), *alpha_slot = ref_slot + 2 * 64;   /* [2][64], [4][64] */
     uint32_t *moved_slot = (uint32_t *)(alpha_slot + 4 * 64);                                /* [4][4] */
@@ -281,8 +337,10 @@ __global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, long long *cyc
         for (int it = sh; it < WM_TILES; it += 2) {
             const uint32_t sti = sg.at(it);
             float s[32];
+            if ((OFF & WM_TURN) && it >= 1) pc_sync(sh ? 3 : 15, 256);    /* the other scorer's steps of tile it - 1 */
             if constexpr (F16) score_f16(s, sti, q_addr, warp);
             else score_halves(s, sti, q_addr);
+            if ((OFF & WM_TURN) && it + 1 < WM_TILES) pc_arrive(sh ? 15 : 3, 256);
             if (!(OFF & WM_NO_SCORED) && it >= 1) pc_arrive(S9_PC_SCORED + (it & 3), S9_PC_HAND_ALT);
             if constexpr (!(OFF & WM_NO_SOFTMAX)) {
                 float ref[2] = { -INFINITY, -INFINITY }, ms[2], alpha[2];
@@ -329,7 +387,7 @@ __global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, long long *cyc
         sink = l[0] + l[1];
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(MREG));
-        sink = wm_multiply<F, OFF, S, PBUF>(sg, p0, alpha_slot, moved_slot);
+        sink = wm_multiply<F, OFF, S, PBUF, BOX>(sg, p0, alpha_slot, moved_slot);
     }
     wm_end(sink, start, cycles, ns);
 }
@@ -343,13 +401,13 @@ __global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, long long *cyc
  * steps: the arrangement the forty-fifth session asked for, in registers three warpgroups have (this
  * tile's P, the next tile's sums and a ring of two 32-float steps). OFF: WM_NO_SOFTMAX only. */
 template <int OFF, int S>
-__global__ void __launch_bounds__(384, 1) walk_one(const uint8_t *kv, long long *cycles, long long *ns)
+__global__ void __launch_bounds__(384, 1) walk_one(const uint8_t *kv, const __grid_constant__ CUtensorMap map, long long *cycles, long long *ns)
 {
     constexpr int PBUF = 2, SMEM = wm_smem(false, PBUF, S), SP = S > 0 ? S : 1;
     extern __shared__ __align__(1024) uint8_t smem[];
     __shared__ __align__(8) uint64_t bar[SP];
     __shared__ long long start[2];
-    const wm_stages<S> sg = wm_begin<S>(smem, SMEM, bar, kv, start);
+    const wm_stages<S, false> sg = wm_begin<S, false>(smem, SMEM, bar, kv, &map, 0, false, start);
     const uint32_t p0 = sg.st0 + SP * S9_TILE_BYTES, q_addr = p0 + PBUF * WM_P_BYTES;
     float sink = 0.0f;
     if (s9_warpgroup() == 2) {
@@ -400,9 +458,45 @@ __global__ void __launch_bounds__(384, 1) walk_one(const uint8_t *kv, long long 
         }
         sink = l[0] + l[1];
     } else {
-        sink = wm_multiply<1, WM_NO_SCORED, S, PBUF>(sg, p0, nullptr, nullptr);
+        sink = wm_multiply<1, WM_NO_SCORED, S, PBUF, false>(sg, p0, nullptr, nullptr);
     }
     wm_end(sink, start, cycles, ns);
+}
+
+/* The kernel's own 64-row walker (ps_run: ps_score_alt and pc_multiply_unit, as decode_sm90_kernel
+ * calls them), one unit of WM_TILES tiles a CTA: 64 rows (q_len 4, 16 heads, causal), Q cast from bf16
+ * by the multipliers, the stream's tiles by the kernel's box, the rows stored at the end. The other
+ * end of the bisection from the model's rows: what it takes a tile beyond them is in the roles' code,
+ * not in the rest of the kernel. */
+__global__ void __launch_bounds__(S9_PC_THREADS, 1)
+    walk_kernel_roles(const __grid_constant__ mb_decode_args_t a, const __grid_constant__ mb_first_units_t f)
+{
+    /* The stamps' outputs ride in fields the unit never reads (it writes no partials), and the unit
+     * comes in the parameters as the kernel's does (f): with two more parameters, or a unit built
+     * from blockIdx.x, ptxas serialized the multipliers' wgmmas (C7512) or spilled. */
+    long long *cycles = (long long *)a.partial_o, *ns = (long long *)a.partial_lse;
+    extern __shared__ __align__(128) uint8_t smem_raw[];
+    s9_smem_pc<64> &sm = *(s9_smem_pc<64> *)(smem_raw + ((1024 - (w9_smem_addr(smem_raw) & 1023)) & 1023));
+    __shared__ long long start[2];
+    if (threadIdx.x == 0) {
+        for (int c = 0; c < S9_PC_STAGES; c++) w9_mbar_init(&sm.bar[c]);
+        w9_mbar_init_fence();
+        wm_stamp(start);
+    }
+    __syncthreads();
+    const int c = blockIdx.x;
+    ps_run<64>(sm, a, w9_kv<false>{ a.kv_map.desc }, unit_scales_of(a), f.w[c][0], f.w[c][1], f.u[c]);
+    wm_end(0.0f, start, cycles, ns);
+}
+
+/* bf16 Q of magnitude 0.5 to 2, either sign: after the cast-free cast (scale 1) and the kernel's
+ * score multiplier (1/24 log2 e), scores of rms ~1.5 against the stream's ~1 codes. */
+__global__ void wm_fill_q(uint16_t *q, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const uint32_t c = wm_code((uint32_t)i * 2654435761u, 0);
+        q[i] = (uint16_t)((c & 0x80u) << 8 | (c & 7u) << 4 | (0x3f00u + ((c >> 3) & 1u) * 0x80u));
+    }
 }
 
 static int cmp_ll(const void *x, const void *y)
@@ -419,35 +513,46 @@ static double median_over_sms(const long long *dev, int sms)
     return (double)v[sms / 2];
 }
 
-/* A kernel's line: launched three times (the first loads the module and warms the clocks), the
- * second and third printed. */
+/* What every row shares: the GPU's SMs, the stream (and its tensor map, for WM_BOX), the kernels'
+ * outputs and how many launches a row makes. */
+struct wm_host {
+    int sms, passes;
+    const uint8_t *kv;
+    CUtensorMap map;
+    long long *dc, *dn;
+};
+
+/* A kernel's line: launched h.passes times (the first loads the module and warms the clocks); the
+ * second, third and last printed. More than three: the clock after ~1 ms a launch of sustained load,
+ * as a timed run of the kernel has it. */
 template <class Kernel>
-static void time_rows(const char *name, Kernel kernel, int threads, int smem, int sms, const uint8_t *kv, long long *dc, long long *dn)
+static void time_rows(const char *name, Kernel kernel, int threads, int smem, const wm_host &h)
 {
     CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    for (int pass = 0; pass < 3; pass++) {
-        kernel<<<sms, threads, smem>>>(kv, dc, dn);
+    for (int pass = 0; pass < h.passes; pass++) {
+        kernel<<<h.sms, threads, smem>>>(h.kv, h.map, h.dc, h.dn);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
-        if (pass == 0) continue;
-        const double cyc = median_over_sms(dc, sms);
-        printf("%-22s pass %d  %8.0f cyc a tile  %6.0f MHz\n", name, pass, cyc / WM_TILES, cyc / median_over_sms(dn, sms) * 1e3);
+        if (pass == 0 || (pass > 2 && pass < h.passes - 1)) continue;
+        const double cyc = median_over_sms(h.dc, h.sms);
+        printf("%-22s pass %d  %8.0f cyc a tile  %6.0f MHz\n", name, pass, cyc / WM_TILES, cyc / median_over_sms(h.dn, h.sms) * 1e3);
     }
 }
 
 template <bool F16, int PBUF, int SREG, int MREG, int F, int OFF = 0, int S = 0>
-static void run(const char *name, int sms, const uint8_t *kv, long long *dc, long long *dn)
+static void run(const char *name, const wm_host &h)
 {
     static_assert(2 * SREG + 2 * MREG <= 512, "the launch's register pool");
     constexpr int SMEM = wm_smem(F16, PBUF, S);
     static_assert(SMEM <= 232448 - 1024, "the block's shared memory (227 KB, less the static barriers' alignment)");
-    time_rows(name, walk<F16, PBUF, SREG, MREG, F, OFF, S>, 512, SMEM, sms, kv, dc, dn);
+    static_assert(!(OFF & WM_BOX) || S > 0, "boxes fill stages");
+    time_rows(name, walk<F16, PBUF, SREG, MREG, F, OFF, S>, 512, SMEM, h);
 }
 
 template <int OFF, int S>
-static void run_one(const char *name, int sms, const uint8_t *kv, long long *dc, long long *dn)
+static void run_one(const char *name, const wm_host &h)
 {
-    time_rows(name, walk_one<OFF, S>, 384, wm_smem(false, 2, S), sms, kv, dc, dn);
+    time_rows(name, walk_one<OFF, S>, 384, wm_smem(false, 2, S), h);
 }
 
 int main(void)
@@ -456,39 +561,96 @@ int main(void)
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
     if (p.major != 9) { fprintf(stderr, "sm90-walker-model: needs a Hopper GPU (sm_90), found sm_%d%d\n", p.major, p.minor); return 4; }
-    const int sms = p.multiProcessorCount > 1024 ? 1024 : p.multiProcessorCount;
-    long long *dc, *dn;
-    uint8_t *kv;                   /* every CTA's stream of tiles: codes 0x38 (1.0), values do not matter */
-    CHECK(cudaMalloc(&kv, (size_t)sms * WM_TILES * S9_TILE_BYTES));
-    CHECK(cudaMemset(kv, 0x38, (size_t)sms * WM_TILES * S9_TILE_BYTES));
-    CHECK(cudaMalloc(&dc, sms * sizeof *dc));
-    CHECK(cudaMalloc(&dn, sms * sizeof *dn));
-    printf("%s, %d SMs; a CTA an SM, %d tiles each; medians over the SMs\n", p.name, sms, WM_TILES);
-    run<false, 2, 88, 168, 1>("fp8 88/168 F1", sms, kv, dc, dn);
-    run<true, 2, 88, 168, 1>("f16 88/168 F1 P2", sms, kv, dc, dn);
-    run<true, 1, 88, 168, 1>("f16 88/168 F1 P1", sms, kv, dc, dn);
+    wm_host h;
+    h.sms = p.multiProcessorCount > 1024 ? 1024 : p.multiProcessorCount;
+    h.passes = 3;
+    const size_t bytes = (size_t)h.sms * WM_TILES * S9_TILE_BYTES;
+    uint8_t *kv;                   /* every CTA's stream of tiles: codes 0x38 (1.0) until the random rows */
+    CHECK(cudaMalloc(&kv, bytes));
+    CHECK(cudaMemset(kv, 0x38, bytes));
+    h.kv = kv;
+    const int rc = w9_encode_kv_map(&h.map, kv, (uint64_t)h.sms * WM_TILES * S9_TILE);
+    if (rc) { fprintf(stderr, "sm90-walker-model: the stream's tensor map: CUresult %d\n", rc); return 4; }
+    CHECK(cudaMalloc(&h.dc, h.sms * sizeof *h.dc));
+    CHECK(cudaMalloc(&h.dn, h.sms * sizeof *h.dn));
+    printf("%s, %d SMs; a CTA an SM, %d tiles each; medians over the SMs\n", p.name, h.sms, WM_TILES);
+    run<false, 2, 88, 168, 1>("fp8 88/168 F1", h);
+    run<true, 2, 88, 168, 1>("f16 88/168 F1 P2", h);
+    run<true, 1, 88, 168, 1>("f16 88/168 F1 P1", h);
     printf("with data (every CTA its own stream, ~1.2 GB in all, a stage refilled the walker's way):\n");
-    run<false, 2, 88, 168, 1, 0, 4>("fp8 F1, 4 stages", sms, kv, dc, dn);
-    run<true, 2, 88, 168, 1, 0, 3>("f16 P2, 3 stages", sms, kv, dc, dn);
-    run<true, 1, 88, 168, 1, 0, 4>("f16 P1, 4 stages", sms, kv, dc, dn);
-    run<false, 2, 88, 168, 1, WM_NO_SOFTMAX, 4>("fp8 no softmax, 4 st", sms, kv, dc, dn);
+    run<false, 2, 88, 168, 1, 0, 4>("fp8 F1, 4 stages", h);
+    run<true, 2, 88, 168, 1, 0, 3>("f16 P2, 3 stages", h);
+    run<true, 1, 88, 168, 1, 0, 4>("f16 P1, 4 stages", h);
+    run<false, 2, 88, 168, 1, WM_NO_SOFTMAX, 4>("fp8 no softmax, 4 st", h);
     printf("one scorer, whole steps, its softmax between the next tile's steps (three warpgroups):\n");
-    run_one<0, 0>("one scorer", sms, kv, dc, dn);
-    run_one<0, 4>("one scorer, 4 stages", sms, kv, dc, dn);
-    run_one<WM_NO_SOFTMAX, 0>("one scorer, no softmax", sms, kv, dc, dn);
+    run_one<0, 0>("one scorer", h);
+    run_one<0, 4>("one scorer, 4 stages", h);
+    run_one<WM_NO_SOFTMAX, 0>("one scorer, no softmax", h);
     printf("pieces left out (what a tile would take without them):\n");
-    run<false, 2, 88, 168, 1, WM_NO_SOFTMAX>("fp8, no softmax", sms, kv, dc, dn);
-    run<false, 2, 88, 168, 1, WM_NO_REF>("fp8, no REF", sms, kv, dc, dn);
-    run<false, 2, 88, 168, 1, WM_NO_SCORED>("fp8, no SCORED", sms, kv, dc, dn);
-    run<false, 2, 88, 168, 1, WM_NO_PV>("fp8, no P V", sms, kv, dc, dn);
-    run<false, 2, 88, 168, 1, WM_RESCALE>("fp8 + rescale", sms, kv, dc, dn);
-    run<false, 2, 88, 168, 1, WM_RESCALE, 4>("fp8 + rescale, 4 st", sms, kv, dc, dn);
-    run<false, 2, 88, 168, 1, WM_RESCALE1>("fp8 + rescale 1 load", sms, kv, dc, dn);
-    run<false, 2, 88, 168, 1, WM_RESCALE1, 4>("fp8 + rescale 1, 4 st", sms, kv, dc, dn);
-    run<false, 2, 88, 168, 1, WM_NO_SOFTMAX | WM_NO_REF>("fp8, no softmax, REF", sms, kv, dc, dn);
-    run<true, 2, 88, 168, 1, WM_NO_PV>("f16 P2, no P V", sms, kv, dc, dn);
+    run<false, 2, 88, 168, 1, WM_NO_SOFTMAX>("fp8, no softmax", h);
+    run<false, 2, 88, 168, 1, WM_NO_REF>("fp8, no REF", h);
+    run<false, 2, 88, 168, 1, WM_NO_SCORED>("fp8, no SCORED", h);
+    run<false, 2, 88, 168, 1, WM_NO_PV>("fp8, no P V", h);
+    run<false, 2, 88, 168, 1, WM_RESCALE>("fp8 + rescale", h);
+    run<false, 2, 88, 168, 1, WM_RESCALE, 4>("fp8 + rescale, 4 st", h);
+    run<false, 2, 88, 168, 1, WM_RESCALE1>("fp8 + rescale 1 load", h);
+    run<false, 2, 88, 168, 1, WM_RESCALE1, 4>("fp8 + rescale 1, 4 st", h);
+    run<false, 2, 88, 168, 1, WM_NO_SOFTMAX | WM_NO_REF>("fp8, no softmax, REF", h);
+    run<true, 2, 88, 168, 1, WM_NO_PV>("f16 P2, no P V", h);
+    printf("what the model still lacked (forty-seventh session), each beside v144's row:\n");
+    constexpr int V144 = WM_RESCALE1;
+    run<false, 2, 88, 168, 1, V144, 4>("v144, 4 st", h);
+    run<false, 2, 88, 168, 1, V144 | WM_BOX, 4>("v144, 4 st, box", h);
+    run<false, 2, 88, 168, 1, V144 | WM_MUL_ARRIVE, 4>("v144, 4 st, MUL arrive", h);
+    run<false, 2, 88, 168, 1, V144 | WM_TURN>("v144, turns", h);
+    run<false, 2, 88, 168, 1, V144 | WM_TURN, 4>("v144, 4 st, turns", h);
+    run<false, 2, 88, 168, 1, V144 | WM_TURN | WM_NO_SCORED, 4>("... turns, no SCORED", h);
+    wm_fill_random<<<4 * h.sms, 256>>>(kv, bytes);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    run<false, 2, 88, 168, 1, V144 | WM_RANDOM, 4>("v144, 4 st, random", h);
+    run<false, 2, 88, 168, 1, V144 | WM_RANDOM | WM_BOX, 4>("v144, 4 st, random, box", h);
+    run<false, 2, 88, 168, 1, V144 | WM_RANDOM | WM_BOX | WM_MUL_ARRIVE, 4>("... box, MUL arrive", h);
+    run<false, 2, 88, 168, 1, V144 | WM_RANDOM | WM_BOX | WM_TURN, 4>("... box, turns", h);
+    {   /* the kernel's own walker on the same stream (random codes), one unit of WM_TILES tiles a CTA */
+        const size_t qn = (size_t)h.sms * 64 * MB_DK;
+        uint16_t *q, *out;
+        CHECK(cudaMalloc(&q, qn * 2));
+        CHECK(cudaMalloc(&out, (size_t)h.sms * 64 * MB_DV * 2));
+        wm_fill_q<<<4 * h.sms, 256>>>(q, qn);
+        CHECK(cudaGetLastError());
+        static mb_first_units_t f;   /* one unit of WM_TILES tiles a CTA, in the launch's parameters */
+        const int len = WM_TILES * S9_TILE;
+        if (h.sms > MB_FIRST_UNITS_CTAS) { fprintf(stderr, "sm90-walker-model: more than %d SMs\n", MB_FIRST_UNITS_CTAS); return 4; }
+        f.n = h.sms;
+        for (int b = 0; b < h.sms; b++)
+            f.w[b][0] = b, f.w[b][1] = b + 1, f.u[b] = (mb_work_t){ b, 0, 64, b * len, (b + 1) * len, -1, 64 * b, b * len, len };
+        mb_decode_args_t a;
+        memset(&a, 0, sizeof a);
+        a.q_src_cast = q, a.kv = kv, a.sm_scale = 1.0f / 24.0f, a.heads = 16, a.q_len = 4, a.causal = 1;
+        a.rows_per_unit = 64, a.out = out, a.kv_scale_value = 1.0f, a.q_scale_value = 1.0f, a.scales_known = 1;
+        a.kv_map.whole_tile = 1, a.partial_o = h.dc, a.partial_lse = (float *)h.dn;
+        static_assert(sizeof h.map == sizeof a.kv_map.desc, "a CUtensorMap");
+        memcpy(a.kv_map.desc, &h.map, sizeof h.map);
+        const int smem = (int)sizeof(s9_smem_pc<64>) + 1024;
+        CHECK(cudaFuncSetAttribute(walk_kernel_roles, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        for (int pass = 0; pass < 3; pass++) {
+            walk_kernel_roles<<<h.sms, S9_PC_THREADS, smem>>>(a, f);
+            CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
+            if (pass == 0) continue;
+            const double cyc = median_over_sms(h.dc, h.sms);
+            printf("%-22s pass %d  %8.0f cyc a tile  %6.0f MHz\n", "the kernel's walker", pass, cyc / WM_TILES,
+                   cyc / median_over_sms(h.dn, h.sms) * 1e3);
+        }
+        CHECK(cudaFree(q));
+        CHECK(cudaFree(out));
+    }
+    h.passes = 40;   /* ~1 ms a launch: ~40 ms of sustained load, as a timed run has */
+    run<false, 2, 88, 168, 1, V144, 4>("v144, 4 st, 40 runs", h);
+    run<false, 2, 88, 168, 1, V144 | WM_RANDOM | WM_BOX, 4>("random, box, 40 runs", h);
     CHECK(cudaFree(kv));
-    CHECK(cudaFree(dc));
-    CHECK(cudaFree(dn));
+    CHECK(cudaFree(h.dc));
+    CHECK(cudaFree(h.dn));
     return 0;
 }
