@@ -27,10 +27,11 @@
  *   the kernel's walker  walk_kernel_roles: the kernel's own roles (ps_run) on the same stream
  * Measured (forty-seventh session, results/h200/steps/s47-walker-model/): the box, the values, the
  * barrier and sustained load each leave the model's tile within 0.3 % (values like the kernel's
- * lower the clock 4-7 %, not the cycles); the kernel's roles take 2,646 cycles a tile where the
- * model's loops take 2,488 (+6 %), the real kernel's steady tile 2,530-2,600 (mla-bench, 256 and 512
- * tiles a CTA): the gap is in the roles' code (uniform descriptor arithmetic in the score steps,
- * ~27 instructions a tile), not in the rest of the kernel. Steps in turns: +10.5 %.
+ * lower the clock 4-7 %, not the cycles); the kernel's roles take 2,600 cycles a tile where the
+ * model's loops take 2,490 (+4.5 %), the real kernel's steady tile 2,530-2,600 (mla-bench, 256 and 512
+ * tiles a CTA): the gap is in the roles' code (Q's descriptor adds in the score steps, which v145
+ * took, and the softmax's and multipliers' bookkeeping), not in the rest of the kernel. Steps in
+ * turns: +10.5 %.
  * Whole m64n64k32 score steps in the two-scorer walker (a ring of two: ~104 registers a scorer) do
  * not compile without spills and serialized wgmmas at 104 / 152, so they have no row.
  *   build/sm90-walker-model            (Hopper only; exit 4 on a GPU error) */
