@@ -270,11 +270,11 @@ __device__ __forceinline__ int ps_row0(int tv) { return tv % 128 / 32 * 16 + tv 
 /* A tile's scores for all 64 rows in two halves of 32 tokens a step (m64n32k32, the rows as M), each
  * half-step its own accumulator in a ring of two: one wgmma in flight while the other is summed, in
  * the registers a ring of one whole step would take (s[16 hh + i] is half hh's acc[i]).
- * Q's descriptor moves by a 32-bit add to its low word (the start field never carries out of it:
- * w9_desc_add): as a 64-bit add, ptxas gave each step a carry pair and a constant's move in this loop
- * (not in the model's copy of it, tests/gpu/sm90_walker_model.hip), 18 more instructions a tile on
- * the scorer's chain (v145, forty-seventh session). The same form for K's descriptors, or in
- * score_tile, where the 64-bit adds are single instructions, made those loops longer. */
+ * Q's descriptor moves by a 32-bit add to its low word (w9_desc_add_lo): as a 64-bit add, ptxas
+ * gave each step a carry pair and a constant's move in this loop (not in the model's copy of it,
+ * tests/gpu/sm90_walker_model.hip), 18 more instructions a tile on the scorer's chain (v145,
+ * forty-seventh session). The same form for K's descriptors, or in score_tile, where the 64-bit adds
+ * are single instructions, made those loops longer. */
 __device__ __forceinline__ void score_halves(float (&s)[32], uint32_t st, uint32_t q_addr)
 {
     constexpr int HS = 2 * (MB_DK / 32);
@@ -282,14 +282,13 @@ __device__ __forceinline__ void score_halves(float (&s)[32], uint32_t st, uint32
     for (int i = 0; i < 32; i++) s[i] = 0.0f;
     float acc[2][16];
     const uint64_t qd = w9_desc(q_addr, S9_KSBO);
-    const uint32_t qlo = (uint32_t)qd;
     const uint64_t kd[2] = { w9_desc_sw64(st, S9_SLICE), w9_desc_sw64(st + w9_sw64_off(32, 0, S9_TILE), S9_SLICE) };
 #pragma unroll
     for (int k = 0; k < HS + 1; k++) {
         if (k < HS) {
             w9_fence();
             const uint64_t ks = w9_desc_add(kd[k % 2], w9_sw64_off(0, 32 * (k / 2), S9_TILE));
-            const uint64_t qs = (qd & 0xffffffff00000000ull) | (uint32_t)(qlo + (w9_off(0, 32 * (k / 2), S9_KSBO) >> 4));
+            const uint64_t qs = w9_desc_add_lo(qd, w9_off(0, 32 * (k / 2), S9_KSBO));
             w9_fp8<32>::mma(acc[k % 2], qs, ks, 0);
             w9_commit();
         }

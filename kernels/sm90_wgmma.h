@@ -89,6 +89,13 @@ __host__ __device__ __forceinline__ uint64_t w9_desc(uint32_t addr, uint32_t sbo
  * it. One add where rebuilding the descriptor from the address masks, shifts and merges again: the
  * walkers take each k-step's descriptors from one a tile. */
 __host__ __device__ __forceinline__ uint64_t w9_desc_add(uint64_t d, uint32_t bytes) { return d + (bytes >> 4); }
+/* The same as a 32-bit add to the low word, which the start field never carries out of: where ptxas
+ * splits the 64-bit add into a carry pair (score_halves' Q, v145). Elsewhere the 64-bit add is one
+ * instruction and this form is longer. */
+__host__ __device__ __forceinline__ uint64_t w9_desc_add_lo(uint64_t d, uint32_t bytes)
+{
+    return (d & 0xffffffff00000000ull) | (uint32_t)((uint32_t)d + (bytes >> 4));
+}
 
 /* The same for a K-major operand in the 64-byte-swizzle layout (w9_sw64_off) whose 8-row groups are
  * 512 bytes apart; a k-step inside a 64-byte slice starts 32 bytes in (the swizzle is a function of the

@@ -150,8 +150,8 @@ __device__ __forceinline__ uint32_t opaque(uint32_t v)
                             * copies: warpgroup 1 arrives and goes on */
 #define WM_TURN 512        /* the scorers' score steps in turns (ping-pong): a tile's steps start once the
                             * tile before's (the other scorer's) are done, so that one scorer's steps run
-                            * beside the other's softmax, never beside its steps (barriers 3 and 15, which
-                            * the kernel's alternate walker does not use: VOTE and XCHG) */
+                            * beside the other's softmax, never beside its steps (barriers VOTE and XCHG,
+                            * which the kernel's alternate walker does not use in its tile loop) */
 
 /* The stages: S filled from kv (each CTA its own WM_TILES tiles, so that 132 CTAs stream ~1.2 GB as
  * the long shapes stream their caches), the walker's way: the first S at the start, then tile it + S
@@ -338,10 +338,10 @@ __global__ void __launch_bounds__(512, 1) walk(const uint8_t *kv, const __grid_c
         for (int it = sh; it < WM_TILES; it += 2) {
             const uint32_t sti = sg.at(it);
             float s[32];
-            if ((OFF & WM_TURN) && it >= 1) pc_sync(sh ? 3 : 15, 256);    /* the other scorer's steps of tile it - 1 */
+            if ((OFF & WM_TURN) && it >= 1) pc_sync(sh ? S9_PC_VOTE : S9_PC_XCHG, 256);   /* the other scorer's steps of tile it - 1 */
             if constexpr (F16) score_f16(s, sti, q_addr, warp);
             else score_halves(s, sti, q_addr);
-            if ((OFF & WM_TURN) && it + 1 < WM_TILES) pc_arrive(sh ? 15 : 3, 256);
+            if ((OFF & WM_TURN) && it + 1 < WM_TILES) pc_arrive(sh ? S9_PC_XCHG : S9_PC_VOTE, 256);
             if (!(OFF & WM_NO_SCORED) && it >= 1) pc_arrive(S9_PC_SCORED + (it & 3), S9_PC_HAND_ALT);
             if constexpr (!(OFF & WM_NO_SOFTMAX)) {
                 float ref[2] = { -INFINITY, -INFINITY }, ms[2], alpha[2];
@@ -526,18 +526,25 @@ struct wm_host {
 /* A kernel's line: launched h.passes times (the first loads the module and warms the clocks); the
  * second, third and last printed. More than three: the clock after ~1 ms a launch of sustained load,
  * as a timed run of the kernel has it. */
-template <class Kernel>
-static void time_rows(const char *name, Kernel kernel, int threads, int smem, const wm_host &h)
+template <class Launch>
+static void time_launches(const char *name, const wm_host &h, Launch launch)
 {
-    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     for (int pass = 0; pass < h.passes; pass++) {
-        kernel<<<h.sms, threads, smem>>>(h.kv, h.map, h.dc, h.dn);
+        launch();
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
         if (pass == 0 || (pass > 2 && pass < h.passes - 1)) continue;
         const double cyc = median_over_sms(h.dc, h.sms);
         printf("%-22s pass %d  %8.0f cyc a tile  %6.0f MHz\n", name, pass, cyc / WM_TILES, cyc / median_over_sms(h.dn, h.sms) * 1e3);
     }
+}
+
+/* A model kernel's line (its arguments: the stream, its map and the stamps' outputs). */
+template <class Kernel>
+static void time_rows(const char *name, Kernel kernel, int threads, int smem, const wm_host &h)
+{
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    time_launches(name, h, [&] { kernel<<<h.sms, threads, smem>>>(h.kv, h.map, h.dc, h.dn); });
 }
 
 template <bool F16, int PBUF, int SREG, int MREG, int F, int OFF = 0, int S = 0>
@@ -554,6 +561,36 @@ template <int OFF, int S>
 static void run_one(const char *name, const wm_host &h)
 {
     time_rows(name, walk_one<OFF, S>, 384, wm_smem(false, 2, S), h);
+}
+
+/* The kernel's own walker (walk_kernel_roles) on the stream as it stands, one unit of WM_TILES tiles
+ * a CTA. */
+static void run_kernel_roles(const wm_host &h)
+{
+    const size_t qn = (size_t)h.sms * 64 * MB_DK;
+    uint16_t *q, *out;
+    CHECK(cudaMalloc(&q, qn * 2));
+    CHECK(cudaMalloc(&out, (size_t)h.sms * 64 * MB_DV * 2));
+    wm_fill_q<<<4 * h.sms, 256>>>(q, qn);
+    CHECK(cudaGetLastError());
+    static mb_first_units_t f;   /* one unit of WM_TILES tiles a CTA, in the launch's parameters */
+    const int len = WM_TILES * S9_TILE;
+    if (h.sms > MB_FIRST_UNITS_CTAS) { fprintf(stderr, "sm90-walker-model: more than %d SMs\n", MB_FIRST_UNITS_CTAS); exit(4); }
+    f.n = h.sms;
+    for (int b = 0; b < h.sms; b++)
+        f.w[b][0] = b, f.w[b][1] = b + 1, f.u[b] = (mb_work_t){ b, 0, 64, b * len, (b + 1) * len, -1, 64 * b, b * len, len };
+    mb_decode_args_t a;
+    memset(&a, 0, sizeof a);
+    a.q_src_cast = q, a.kv = h.kv, a.sm_scale = 1.0f / 24.0f, a.heads = 16, a.q_len = 4, a.causal = 1;
+    a.rows_per_unit = 64, a.out = out, a.kv_scale_value = 1.0f, a.q_scale_value = 1.0f, a.scales_known = 1;
+    a.kv_map.whole_tile = 1, a.partial_o = h.dc, a.partial_lse = (float *)h.dn;
+    static_assert(sizeof h.map == sizeof a.kv_map.desc, "a CUtensorMap");
+    memcpy(a.kv_map.desc, &h.map, sizeof h.map);
+    const int smem = (int)sizeof(s9_smem_pc<64>) + 1024;
+    CHECK(cudaFuncSetAttribute(walk_kernel_roles, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    time_launches("the kernel's walker", h, [&] { walk_kernel_roles<<<h.sms, S9_PC_THREADS, smem>>>(a, f); });
+    CHECK(cudaFree(q));
+    CHECK(cudaFree(out));
 }
 
 int main(void)
@@ -613,40 +650,7 @@ int main(void)
     run<false, 2, 88, 168, 1, V144 | WM_RANDOM | WM_BOX, 4>("v144, 4 st, random, box", h);
     run<false, 2, 88, 168, 1, V144 | WM_RANDOM | WM_BOX | WM_MUL_ARRIVE, 4>("... box, MUL arrive", h);
     run<false, 2, 88, 168, 1, V144 | WM_RANDOM | WM_BOX | WM_TURN, 4>("... box, turns", h);
-    {   /* the kernel's own walker on the same stream (random codes), one unit of WM_TILES tiles a CTA */
-        const size_t qn = (size_t)h.sms * 64 * MB_DK;
-        uint16_t *q, *out;
-        CHECK(cudaMalloc(&q, qn * 2));
-        CHECK(cudaMalloc(&out, (size_t)h.sms * 64 * MB_DV * 2));
-        wm_fill_q<<<4 * h.sms, 256>>>(q, qn);
-        CHECK(cudaGetLastError());
-        static mb_first_units_t f;   /* one unit of WM_TILES tiles a CTA, in the launch's parameters */
-        const int len = WM_TILES * S9_TILE;
-        if (h.sms > MB_FIRST_UNITS_CTAS) { fprintf(stderr, "sm90-walker-model: more than %d SMs\n", MB_FIRST_UNITS_CTAS); return 4; }
-        f.n = h.sms;
-        for (int b = 0; b < h.sms; b++)
-            f.w[b][0] = b, f.w[b][1] = b + 1, f.u[b] = (mb_work_t){ b, 0, 64, b * len, (b + 1) * len, -1, 64 * b, b * len, len };
-        mb_decode_args_t a;
-        memset(&a, 0, sizeof a);
-        a.q_src_cast = q, a.kv = kv, a.sm_scale = 1.0f / 24.0f, a.heads = 16, a.q_len = 4, a.causal = 1;
-        a.rows_per_unit = 64, a.out = out, a.kv_scale_value = 1.0f, a.q_scale_value = 1.0f, a.scales_known = 1;
-        a.kv_map.whole_tile = 1, a.partial_o = h.dc, a.partial_lse = (float *)h.dn;
-        static_assert(sizeof h.map == sizeof a.kv_map.desc, "a CUtensorMap");
-        memcpy(a.kv_map.desc, &h.map, sizeof h.map);
-        const int smem = (int)sizeof(s9_smem_pc<64>) + 1024;
-        CHECK(cudaFuncSetAttribute(walk_kernel_roles, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-        for (int pass = 0; pass < 3; pass++) {
-            walk_kernel_roles<<<h.sms, S9_PC_THREADS, smem>>>(a, f);
-            CHECK(cudaGetLastError());
-            CHECK(cudaDeviceSynchronize());
-            if (pass == 0) continue;
-            const double cyc = median_over_sms(h.dc, h.sms);
-            printf("%-22s pass %d  %8.0f cyc a tile  %6.0f MHz\n", "the kernel's walker", pass, cyc / WM_TILES,
-                   cyc / median_over_sms(h.dn, h.sms) * 1e3);
-        }
-        CHECK(cudaFree(q));
-        CHECK(cudaFree(out));
-    }
+    run_kernel_roles(h);
     h.passes = 40;   /* ~1 ms a launch: ~40 ms of sustained load, as a timed run has */
     run<false, 2, 88, 168, 1, V144, 4>("v144, 4 st, 40 runs", h);
     run<false, 2, 88, 168, 1, V144 | WM_RANDOM | WM_BOX, 4>("random, box, 40 runs", h);
