@@ -79,14 +79,17 @@ __device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t
  * warp stores 4 rows x 16 dims a pair of registers, 32 contiguous bytes a row, whole sectors.
  * (v33-v43 staged the rows in shared memory for 128-bit stores, behind two CTA barriers: in
  * v41+v42's b32-q4-1k profile the unit's end took 23 % of its samples, its stores stalled on the
- * staged loads.) */
+ * staged loads.) The output's pairs go by one cvt each (bf16x2_of, v147), where mb_f32_to_bf16's bit
+ * arithmetic took ~7 instructions a value: 900 of the 64-row kernel's 7,952 instructions, run by every
+ * CTA at once at an unsplit unit's end (b128-q4). v76 had tried it in the two-warpgroup walker, where
+ * ptxas rescheduled the tile loop and the long shapes lost more than the stores gained. */
 template <class EachPair>
 __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const mb_work_t u, int r0, int d0, EachPair &&each_pair)
 {
     if (u.partial < 0) {
         uint16_t *dst = a.out + (u.q_row0 + r0) * MB_DV + d0;
         each_pair([&](int r, int d, float x, float y) {
-            *(uint32_t *)(dst + r * MB_DV + d) = (uint32_t)mb_f32_to_bf16(x) | ((uint32_t)mb_f32_to_bf16(y) << 16);
+            *(uint32_t *)(dst + r * MB_DV + d) = bf16x2_of(x, y);
         });
     } else {
         uint16_t *dst = (uint16_t *)a.partial_o + ((int64_t)u.partial * a.rows_per_unit + r0) * MB_DV + d0;
