@@ -65,9 +65,9 @@ __device__ __forceinline__ uint32_t f16x2_of(float lo, float hi)
 }
 
 /* Two floats as one bf16x2 word, lo in the low half, by one cvt (round to nearest even, as
- * mb_f32_to_bf16, whose bit arithmetic takes ~7 instructions a value). Used by store_unit (v78); the
- * rows-split walkers keep mb_f32_to_bf16: any change to their stores made ptxas reschedule the 64-row
- * tile loop, which cost more than the stores gained (v76, sixteenth session). */
+ * mb_f32_to_bf16, whose bit arithmetic takes ~7 instructions a value). Used by store_unit (v78) and,
+ * since v147, by the rows-split walkers' stores (rs_store_pairs), where v76 had lost more to the
+ * two-warpgroup walker's rescheduled tile loop than the stores gained. */
 __device__ __forceinline__ uint32_t bf16x2_of(float lo, float hi)
 {
     uint32_t d;
