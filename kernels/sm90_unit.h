@@ -76,8 +76,9 @@ __device__ __forceinline__ uint32_t bf16x2_of(float lo, float hi)
 }
 
 /* 1 / x by the MUFU unit alone (rcp.approx.ftz: about 1 ulp), for a row's normalisation: x is a row's
- * sum, >= 1 (its largest term is exactly 1) or 0 (tested apart). A division compiles to a checked
- * reciprocal with a slow-path call behind a branch, one a row. */
+ * sum, >= 1 (the term of the token that set its reference is exactly 1, and references only rise) or
+ * 0 (tested apart). A division compiles to a checked reciprocal with a slow-path call behind a branch,
+ * one a row. Used by store_unit and the merge (v78) and the 32-row rows-split walker's store (v148r). */
 __device__ __forceinline__ float rcp_ftz(float x)
 {
     float y;
