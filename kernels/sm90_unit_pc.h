@@ -236,6 +236,8 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
 #pragma unroll
             for (int cc = 0; cc < 2; cc++) {
                 const int rw = 8 * j + 2 * t + cc;
+                /* A checked division, where the 32-row walker takes rcp_ftz: here the same change
+                 * measured nothing and rescheduled the multipliers' loop (v148, forty-eighth session). */
                 const float lr = sm.row_l[rw], inv = lr > 0.0f ? sc.kv / lr : 0.0f;
                 if (rw < rows)
 #pragma unroll
