@@ -230,7 +230,7 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
     pc_sync(S9_PC_ROWL, S9_PC_THREADS);
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_SYNCED);
     const int d0 = dim0 + 16 * warp + 2 * g;
-    auto each_pair = [&](auto &&store) {
+    auto each_pair = [&](auto &&store, auto checked) {
 #pragma unroll
         for (int j = 0; j < N / 8; j++)
 #pragma unroll
@@ -239,7 +239,9 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
                 /* A checked division, where the 32-row walker takes rcp_ftz: here the same change
                  * measured nothing and rescheduled the multipliers' loop (v148, forty-eighth session). */
                 const float lr = sm.row_l[rw], inv = lr > 0.0f ? sc.kv / lr : 0.0f;
-                if (rw < rows)
+                /* Partials go without the check (rs_store_pairs): its branch a row pair was ~100
+                 * instructions of the run-once code (v151). */
+                if (!decltype(checked)::value || rw < rows)
 #pragma unroll
                     for (int mb = 0; mb < 4; mb++)
                         store(8 * j + cc, 64 * mb, o[mb][4 * j + cc] * inv, o[mb][4 * j + 2 + cc] * inv);

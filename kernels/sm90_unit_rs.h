@@ -16,6 +16,7 @@
 #ifndef MB_SM90_UNIT_RS_H
 #define MB_SM90_UNIT_RS_H
 
+#include <type_traits>
 #include "sm90_trace.h"
 #include "sm90_unit.h"
 
@@ -82,7 +83,10 @@ __device__ __forceinline__ void cast_q_global(uint8_t *q, const mb_decode_args_t
  * staged loads.) The output's pairs go by one cvt each (bf16x2_of, v147), where mb_f32_to_bf16's bit
  * arithmetic took ~7 instructions a value: 900 of the 64-row kernel's 7,952 instructions, run by every
  * CTA at once at an unsplit unit's end (b128-q4). v76 had tried it in the two-warpgroup walker, where
- * ptxas rescheduled the tile loop and the long shapes lost more than the stores gained. */
+ * ptxas rescheduled the tile loop and the long shapes lost more than the stores gained.
+ * each_pair's second argument says whether rows past the unit's must be left alone: output rows there
+ * are another batch's, while a partial slot has rows_per_unit rows (mb_ws_bind_plan), which the
+ * combine reads only up to the unit's. */
 template <class EachPair>
 __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const mb_work_t u, int r0, int d0, EachPair &&each_pair)
 {
@@ -90,10 +94,11 @@ __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const 
         uint16_t *dst = a.out + (u.q_row0 + r0) * MB_DV + d0;
         each_pair([&](int r, int d, float x, float y) {
             *(uint32_t *)(dst + r * MB_DV + d) = bf16x2_of(x, y);
-        });
+        }, std::true_type{});
     } else {
         uint16_t *dst = (uint16_t *)a.partial_o + ((int64_t)u.partial * a.rows_per_unit + r0) * MB_DV + d0;
-        each_pair([&](int r, int d, float x, float y) { *(uint32_t *)(dst + r * MB_DV + d) = f16x2_of(x, y); });
+        each_pair([&](int r, int d, float x, float y) { *(uint32_t *)(dst + r * MB_DV + d) = f16x2_of(x, y); },
+                  std::false_type{});
     }
 }
 
@@ -188,7 +193,7 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
         }
     const int r0 = wg * NH + 2 * t, d0 = 16 * warp + 2 * g;
     /* store(row r0 + r, dim d0 + d, its value, that of dim d0 + d + 1) for each of the thread's pairs */
-    auto each_pair = [&](auto &&store) {
+    auto each_pair = [&](auto &&store, auto) {
 #pragma unroll
         for (int j = 0; j < RB; j++)
 #pragma unroll
@@ -203,11 +208,14 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
 
 /* Thread 0 issues tiles [from, to) of a unit's ntiles by `one(tile, stage)`, stamping each: the first
  * wave of the rows-split walkers (here and sm90_unit_pc.h), which each give their own copy (a call to
- * issue_tile in the 64-row roles would make ptxas ignore setmaxnreg, C7507). */
+ * issue_tile in the 64-row roles would make ptxas ignore setmaxnreg, C7507). Rolled (v150b): unrolled,
+ * each of its calls was four copies of the issue and its page lookup, ~1,000 instructions in the 64-row
+ * kernel, run once a unit from code the L2 flush has evicted. */
 template <int S, class IssueOne>
 __device__ __forceinline__ void issue_first_wave(int from, int to, int ntiles, uint32_t seq0, IssueOne &&one)
 {
     if (threadIdx.x == 0)
+#pragma unroll 1
         for (int s = from; s < to && s < ntiles; s++) {
             one(s, (seq0 + s) % S);
             s9_stamp(seq0 + s, S9T_ISSUE);
