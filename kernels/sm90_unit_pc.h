@@ -239,8 +239,8 @@ __device__ __forceinline__ void pc_multiply_unit(s9_smem_pc<N> &sm, const mb_dec
                 /* A checked division, where the 32-row walker takes rcp_ftz: here the same change
                  * measured nothing and rescheduled the multipliers' loop (v148, forty-eighth session). */
                 const float lr = sm.row_l[rw], inv = lr > 0.0f ? sc.kv / lr : 0.0f;
-                /* Partials go without the check (rs_store_pairs): its branch a row pair was ~100
-                 * instructions of the run-once code (v151). */
+                /* Partials go without the check (rs_store_pairs): 72 instructions of the code run
+                 * once a unit (v151). */
                 if (!decltype(checked)::value || rw < rows)
 #pragma unroll
                     for (int mb = 0; mb < 4; mb++)
