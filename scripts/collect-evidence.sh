@@ -17,6 +17,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 png() { if command -v rsvg-convert > /dev/null; then rsvg-convert "$1.svg" -o "$1.png"; else echo "no rsvg-convert: $1.png not redrawn" >&2; fi; }
 
+# The README's tables and the gate's baseline are the H200's: evidence from another GPU model (the
+# device tool may lend an H100 for an H200) is refused, every archive checked before anything is
+# filed; file such a run as a step (results/<gpu>/steps/) instead.
+for a in "$p1/tables.tar.gz" "$p2/variants.tar.gz" "$p2/evidence.tar.gz"; do
+    case $a in -/*) continue ;; esac
+    [ -f "$a" ] || continue
+    c=$(mktemp -d -p "$tmp")
+    tar -C "$c" -xzf "$a"
+    got=$(python3 scripts/results-dir.py "$c") || { echo "collect-evidence: $a: which GPU it ran on is not known" >&2; exit 1; }
+    [ "$got" = "$R" ] || { echo "collect-evidence: $a ran on ${got#results/}, not ${R#results/}: nothing filed" >&2; exit 1; }
+done
+
 # A profiling-only call (ONLY_PROBES=1 scripts/device-kernel-iter.sh) brings back iter-build.tgz alone:
 # its profiles are filed, the rest of part 1 only when its GPU test log is there.
 if [ "$p1" != - ] && [ ! -f "$p1/gpu-tests.log" ] && [ ! -f "$p1/iter-build.tgz" ]; then
