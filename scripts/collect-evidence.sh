@@ -20,13 +20,13 @@ png() { if command -v rsvg-convert > /dev/null; then rsvg-convert "$1.svg" -o "$
 # The README's tables and the gate's baseline are the H200's: evidence from another GPU model (the
 # device tool may lend an H100 for an H200) is refused, every archive checked before anything is
 # filed; file such a run as a step (results/<gpu>/steps/) instead.
-for a in "$p1/tables.tar.gz" "$p2/variants.tar.gz" "$p2/evidence.tar.gz"; do
-    case $a in -/*) continue ;; esac
-    [ -f "$a" ] || continue
-    c=$(mktemp -d -p "$tmp")
-    tar -C "$c" -xzf "$a"
-    got=$(python3 scripts/results-dir.py "$c") || { echo "collect-evidence: $a: which GPU it ran on is not known" >&2; exit 1; }
-    [ "$got" = "$R" ] || { echo "collect-evidence: $a ran on ${got#results/}, not ${R#results/}: nothing filed" >&2; exit 1; }
+# Each archive is unpacked here once, into the folder its files are filed from.
+for a in "$p1/tables.tar.gz:tables" "$p2/variants.tar.gz:v" "$p2/evidence.tar.gz:e"; do
+    [ -f "${a%:*}" ] || continue
+    tar -C "$tmp" -xzf "${a%:*}"
+    got=$(python3 scripts/results-dir.py "$tmp/${a##*:}") ||
+        { echo "collect-evidence: ${a%:*}: which GPU it ran on is not known" >&2; exit 1; }
+    [ "$got" = "$R" ] || { echo "collect-evidence: ${a%:*} ran on ${got#results/}, not ${R#results/}: nothing filed" >&2; exit 1; }
 done
 
 # A profiling-only call (ONLY_PROBES=1 scripts/device-kernel-iter.sh) brings back iter-build.tgz alone:
@@ -47,7 +47,6 @@ if [ "$p1" != - ] && [ -f "$p1/gpu-tests.log" ]; then
     awk 'NR > 1 { print } /^[0-9]+ passed, [0-9]+ failed$/ { exit }' "$p1/gpu-tests.log" > "$R/sm90/layout-test.log"
     sed -nE 's/^ok   ([a-z-]+) \(sm90\): the check fails ([0-9]+) of ([0-9]+) cases$/\1: caught in \2 of \3/p' \
         "$p1/gpu-tests.log" > "$R/sm90/planted-bugs.log"
-    tar -C "$tmp" -xzf "$p1/tables.tar.gz"
     for k in sm90 portable; do cp "$tmp"/tables/$k/mixed-mla.{csv,json,md} "$R/$k/"; done
     "$B" plot "$R/sm90/mixed-mla.json" > /dev/null && png "$R/sm90/mixed-mla"
     tar -C "$tmp" -xzf "$p1/paged.tgz"
@@ -64,7 +63,6 @@ if [ "$p2" != - ]; then
     [ -f "$p2/variants.tar.gz" ] || [ -f "$p2/evidence.tar.gz" ] ||
         { echo "collect-evidence: $p2 holds neither variants.tar.gz nor evidence.tar.gz" >&2; exit 1; }
     if [ -f "$p2/variants.tar.gz" ]; then
-        tar -C "$tmp" -xzf "$p2/variants.tar.gz"
         cp "$tmp"/v/ablation/ablation.{csv,json,md,svg} "$R/ablation/" && cp "$tmp/v/ablation.log" "$R/ablation/run.log"
         png "$R/ablation/ablation"
         cp "$tmp"/v/accuracy/accuracy.{csv,json,md} "$R/accuracy/"
@@ -73,7 +71,6 @@ if [ "$p2" != - ]; then
     fi
 fi
 if [ "$p2" != - ] && [ -f "$p2/evidence.tar.gz" ]; then
-    tar -C "$tmp" -xzf "$p2/evidence.tar.gz"
     cp "$tmp"/e/sweep/* "$R/sweep/" && png "$R/sweep/mixed-mla-sweep"
     cp "$tmp"/e/tuned/* "$R/tuned/"
     cp "$tmp/e/tuning/nvidia-h200.json" results/tuning/nvidia-h200.json
