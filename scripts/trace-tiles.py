@@ -51,9 +51,10 @@ a clock read right after bar.sync took the warp's arrival). Older traces' phases
 barrier (barrier, the multipliers' scores, s empty, P lag) read its arrival, and the wait for the
 release landed in the phase after it (P V, s handoff): P lag came out negative.
 
-    scripts/trace-tiles.py trace.bin[.gz] [--clock-mhz MHZ] [--cta N [--svg OUT.svg]]   (--cta: also
-        that CTA's first 24 tiles, one a line; --svg: drawn as bars, a lane a warpgroup, each bar's
-        time in its tooltip)
+    scripts/trace-tiles.py trace.bin[.gz] [--clock-mhz MHZ] [--first-unit] [--cta N [--svg OUT.svg]]
+        (--first-unit: also the CTAs' first unit and first tiles on the entry's time axis; --cta: that
+        CTA's first 24 tiles, one a line; --svg: drawn as bars, a lane a warpgroup, each bar's time in
+        its tooltip)
     scripts/trace-tiles.py --self-test             (a synthetic trace with known drift and latency)
 """
 import gzip
@@ -212,6 +213,30 @@ def timeline(t, khz, c):
               " ".join(f"{f[k]:7.2f}" for k in (2, 4, 6, 8)))
 
 
+FIRST_WAVE_TILES = 4
+
+
+def first_unit(t, khz, out=sys.stdout):
+    """The CTAs' start on one time axis: each stamp of a CTA's first unit and first tiles as time since
+    the CTA's entry, the median over the CTAs that stamped it. Where the first wave is bound by DRAM
+    (the short 64-row shapes, fifty-first session), this shows which copies arrive when, whoever issued
+    them. "ready" is warpgroup 0's wait for the tile ended: the copy's landing, or its own arrival if
+    later (its top)."""
+    us = 1e3 / khz
+    rows = [("unit start", 0, UNIT), ("Q landed", 0, Q_LANDED), ("Q cast", 0, Q_CAST)]
+    for j in range(FIRST_WAVE_TILES):
+        rows += [(f"tile {j} issued", j, ISSUE), (f"tile {j} top", j, TOP), (f"tile {j} ready", j, READY)]
+    rows.append(("unit stored", 0, STORED))
+    print("the CTAs' start, µs after each CTA's entry (median over the CTAs that stamped it)", file=out)
+    got = {}
+    for name, j, f in rows:
+        ok = (t[:, 0, ENTRY] > 0) & (t[:, j, f] > 0)
+        if ok.any():
+            got[name] = float(np.median(t[ok, j, f] - t[ok, 0, ENTRY])) * us
+            print(f"{name:14s} {got[name]:8.2f}  (n {int(ok.sum())})", file=out)
+    return got
+
+
 def svg_timeline(t, khz, c, path, tiles=24):
     """CTA c's first tiles as an SVG: a lane a warpgroup, each tile's phases as coloured bars (data
     wait, score wgmmas, softmax, P V issue, the tail until its next tile), and above them each copy
@@ -357,6 +382,16 @@ def self_test():
         return float(line.split()[2])
     checks.append(("given clock: µs scale by the clocks' ratio", period_p50(at_half) / period_p50(at_max), 2.0, 0.01))
     checks.append(("given clock: named in the header", int("(given; the file records 1980)" in at_half.getvalue()), 1, 0))
+    # The first unit on the entry's axis: Q lands 1100 cycles after the entry; tile 3 was issued at the
+    # end of warpgroup 1's tile 0 (2900 after its data, which landed 1500 after its issue, 1000 after the
+    # entry, at the latest of the CTAs' jittered tops).
+    fu = first_unit(t, 1_000_000, io.StringIO())
+    checks += [
+        ("first unit: Q landed", fu["Q landed"] * 1e3, 1100, 0),
+        ("first unit: tile 0 issued", fu["tile 0 issued"] * 1e3, 1000, 0),
+        ("first unit: tile 3 issued", fu["tile 3 issued"] * 1e3, 1500 + ahead + 2900, 20),
+        ("first unit: rows", len(fu), 3 + 3 * FIRST_WAVE_TILES + 1, 0),
+    ]
     bad = [f"{k}: {got:.3f}, expected {want} ± {tol}" for k, got, want, tol in checks if abs(got - want) > tol]
     # The timeline: 24 tiles, two warpgroups, four phases and a tail each (none after the last tile).
     import os, tempfile, xml.etree.ElementTree as ET
@@ -386,10 +421,12 @@ def main(argv):
     for a in it:
         if a in ("--cta", "--svg", "--clock-mhz"):
             opts[a] = next(it, None)
+        elif a == "--first-unit":
+            opts[a] = ""
         else:
             args.append(a)
     if len(args) != 1 or None in opts.values() or ("--svg" in opts and "--cta" not in opts):
-        print("\n".join(l.strip() for l in __doc__.strip().splitlines()[-3:]), file=sys.stderr)
+        print("\n".join(l.strip() for l in __doc__.strip().splitlines()[-5:]), file=sys.stderr)
         return 2
     given_khz = None
     if "--clock-mhz" in opts:
@@ -404,6 +441,8 @@ def main(argv):
     t, recorded = load(args[0])
     khz = given_khz or recorded
     report(t, khz, recorded_khz=recorded)
+    if "--first-unit" in opts:
+        first_unit(t, khz)
     if "--cta" in opts:
         timeline(t, khz, int(opts["--cta"]))
     if "--svg" in opts:
