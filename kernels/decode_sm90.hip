@@ -305,6 +305,7 @@ __global__ void __launch_bounds__(s9_threads<N, RS>(), 1)
         w9_mbar_init_fence();
     }
     __syncthreads();
+    if (threadIdx.x == 0) s9_stamp(0, S9T_ENTRY_SYNCED);
     /* Every CTA of this grid is resident from the start (one a worker), so the combine's blocks may
      * take SMs as they come free and fetch their plan entries under this grid's tail. */
     MB_START_DEPENDENTS();

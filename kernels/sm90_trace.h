@@ -53,7 +53,14 @@ enum s9_trace_field {
     S9T_PC_SOFTMAX = 23,
     S9T_PC_EMPTY = 24,
     S9T_PC_FULL = 25,
-    S9T_FIELDS = 26
+    /* The entry's steps (thread 0, tile 0): past the barrier after the mbarriers' set-up; in the
+     * 64-row walker, past the multipliers' setmaxnreg, then the CTA's first unit in from the launch's
+     * parameters (stamped under a condition on its value, so that the clock waits for the load;
+     * stamped earlier, at the kernel's entry, the call alone changed a plain build's machine code). */
+    S9T_ENTRY_SYNCED = 26,
+    S9T_ENTRY_PARAMS = 27,
+    S9T_ENTRY_ROLE = 28,
+    S9T_FIELDS = 29
 };
 
 #ifdef MB_TRACE
@@ -74,8 +81,18 @@ __device__ __forceinline__ void s9_stamp(uint32_t tile, int field)
         s9_trace_buf[blockIdx.x][tile][field] = c;
     }
 }
+/* Thread 0's stamp once `v` has arrived (a load's result): the condition makes the clock read wait
+ * for it. */
+__device__ __forceinline__ void s9_stamp_after(int v, uint32_t tile, int field)
+{
+    if (threadIdx.x == 0 && v != -1 - 0x7fffffff) s9_stamp(tile, field);
+}
 #else
 __device__ __forceinline__ void s9_stamp(uint32_t, int) {}
+/* (Nothing: a plain build's machine code must not change. Even so, a call of it at the kernel's
+ * entry on the first unit's field redrew the 64-row kernel's; where that unit is used next it does
+ * not.) */
+__device__ __forceinline__ void s9_stamp_after(int, uint32_t, int) {}
 #endif
 
 #endif

@@ -430,6 +430,8 @@ __device__ __forceinline__ void ps_run(s9_smem_pc<N> &sm, const mb_decode_args_t
         }
     } else {
         W9_ASM("setmaxnreg.inc.sync.aligned.u32 " S9_STR(S9_PS_MUL_REGS) ";\n");
+        if (threadIdx.x == 0) s9_stamp(0, S9T_ENTRY_ROLE);
+        s9_stamp_after(u.row_end, 0, S9T_ENTRY_PARAMS);
         for (int w = w0; w < w1; w++) {
             if (w > w0) u = a.work[w];
             pc_multiply_unit<N>(sm, a, map, u, sc, seq);

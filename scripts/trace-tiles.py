@@ -52,7 +52,8 @@ barrier (barrier, the multipliers' scores, s empty, P lag) read its arrival, and
 release landed in the phase after it (P V, s handoff): P lag came out negative.
 
     scripts/trace-tiles.py trace.bin[.gz] [--clock-mhz MHZ] [--first-unit] [--cta N [--svg OUT.svg]]
-        (--first-unit: also the CTAs' first unit and first tiles on the entry's time axis; --cta: that
+        (--first-unit: also the CTAs' first unit and first tiles on the entry's time axis, and in
+        files of 29 fields the entry's own steps; --cta: that
         CTA's first 24 tiles, one a line; --svg: drawn as bars, a lane a warpgroup, each bar's time in
         its tooltip)
     scripts/trace-tiles.py --self-test             (a synthetic trace with known drift and latency)
@@ -67,6 +68,7 @@ MAGIC = 0x52543953
 ISSUE, TOP, READY, SOFTMAX, END = 0, 1, 3, 5, 7
 UNIT, Q_LANDED, Q_CAST, SCORED, STORED, ENTRY, DRAINED, SUMMED, SYNCED = 9, 10, 11, 12, 14, 15, 16, 18, 20
 PC_READY, PC_SCORED, PC_SOFTMAX, PC_EMPTY, PC_FULL = 21, 22, 23, 24, 25
+ENTRY_SYNCED, ENTRY_PARAMS, ENTRY_ROLE = 26, 27, 28
 SCORER = ("s period", "s wait", "s wgmmas", "s softmax", "s empty", "s handoff", "P lag")
 
 
@@ -223,7 +225,9 @@ def first_unit(t, khz, out=sys.stdout):
     them. "ready" is warpgroup 0's wait for the tile ended: the copy's landing, or its own arrival if
     later (its top)."""
     us = 1e3 / khz
-    rows = [("unit start", 0, UNIT), ("Q landed", 0, Q_LANDED), ("Q cast", 0, Q_CAST)]
+    rows = [("entry synced", 0, ENTRY_SYNCED), ("regs moved", 0, ENTRY_ROLE), ("params in", 0, ENTRY_PARAMS)]
+    rows = [r for r in rows if t.shape[2] > r[2]]   # files with 29 fields (fifty-first session)
+    rows += [("unit start", 0, UNIT), ("Q landed", 0, Q_LANDED), ("Q cast", 0, Q_CAST)]
     for j in range(FIRST_WAVE_TILES):
         rows += [(f"tile {j} issued", j, ISSUE), (f"tile {j} top", j, TOP), (f"tile {j} ready", j, READY)]
     rows.append(("unit stored", 0, STORED))
@@ -386,7 +390,15 @@ def self_test():
     # end of warpgroup 1's tile 0 (2900 after its data, which landed 1500 after its issue, 1000 after the
     # entry, at the latest of the CTAs' jittered tops).
     fu = first_unit(t, 1_000_000, io.StringIO())
+    # With the entry's steps (29 fields): the setmaxnreg 300 cycles after the entry, the parameters 500.
+    e = np.zeros((8, 64, 29), dtype=np.int64)
+    e[:, :, :21] = t
+    e[:ctas, 0, ENTRY_ROLE], e[:ctas, 0, ENTRY_PARAMS] = t[:ctas, 0, ENTRY] + 300, t[:ctas, 0, ENTRY] + 500
+    fe = first_unit(e, 1_000_000, io.StringIO())
     checks += [
+        ("first unit: params in", fe["params in"] * 1e3, 500, 0),
+        ("first unit: regs moved", fe["regs moved"] * 1e3, 300, 0),
+        ("first unit: no entry steps in 21 fields", int("params in" in fu), 0, 0),
         ("first unit: Q landed", fu["Q landed"] * 1e3, 1100, 0),
         ("first unit: tile 0 issued", fu["tile 0 issued"] * 1e3, 1000, 0),
         ("first unit: tile 3 issued", fu["tile 3 issued"] * 1e3, 1500 + ahead + 2900, 20),
@@ -426,7 +438,7 @@ def main(argv):
         else:
             args.append(a)
     if len(args) != 1 or None in opts.values() or ("--svg" in opts and "--cta" not in opts):
-        print("\n".join(l.strip() for l in __doc__.strip().splitlines()[-5:]), file=sys.stderr)
+        print("\n".join(l.strip() for l in __doc__.strip().splitlines()[-6:]), file=sys.stderr)
         return 2
     given_khz = None
     if "--clock-mhz" in opts:
