@@ -32,7 +32,9 @@ for f in drop-token wrong-scale split-shift; do
     timeout -k 10 -s INT 60 $B run --quiet --kernel sm90 --inject-fault "$f" --out "$W/n-$f" tests/gpu/negative.json > /dev/null 2>&1
     echo "$f: caught in $(awk -F, 'NR > 1 && $NF == "fail"' "$W/n-$f/negative.csv" | wc -l) of $(($(wc -l < "$W/n-$f/negative.csv") - 1))"
 done | tee "$W/planted-bugs.log"   # filed as is by scripts/collect-step.sh
+t0=$SECONDS
 timeout -k 10 -s INT 120 $B run --quiet --kernel sm90 --out "$W/m" "${CONFIG:-configs/mixed-mla.json}" > "$W/run.log" 2>&1
+echo "timed run: $((SECONDS - t0)) s"   # device-compare-builds.sh estimates its rounds from it
 head -n 20 "$W/run.log"
 fi
 for p in ${PROBES:-}; do
