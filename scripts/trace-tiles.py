@@ -53,9 +53,8 @@ release landed in the phase after it (P V, s handoff): P lag came out negative.
 
     scripts/trace-tiles.py trace.bin[.gz] [--clock-mhz MHZ] [--first-unit] [--cta N [--svg OUT.svg]]
         (--first-unit: also the CTAs' first unit and first tiles on the entry's time axis, and in
-        files of 29 fields the entry's own steps; --cta: that
-        CTA's first 24 tiles, one a line; --svg: drawn as bars, a lane a warpgroup, each bar's time in
-        its tooltip)
+        files of 29 fields the entry's own steps; --cta: that CTA's first 24 tiles, one a line; --svg:
+        drawn as bars, a lane a warpgroup, each bar's time in its tooltip)
     scripts/trace-tiles.py --self-test             (a synthetic trace with known drift and latency)
 """
 import gzip
@@ -177,8 +176,9 @@ def measures(t):
 
 def report(t, khz, out=sys.stdout, recorded_khz=None):
     m = measures(t)
-    if not len(m["period"]):
-        sys.exit("trace-tiles: no CTA has three complete tiles (the dims-split walker, for pages of other than a multiple of 64 tokens, stamps none)")
+    if not len(m["period"]):   # the caller decides whether that ends the run (--first-unit reads on)
+        print("trace-tiles: no CTA has three complete tiles (the dims-split walker, for pages of other than a multiple of 64 tokens, stamps none)", file=sys.stderr)
+        return None
     us = 1e3 / khz
     walker = "scorers and multipliers" if len(m["s period"]) else "rows split" if len(m["drift"]) else "alternate tiles"
     given = "" if recorded_khz in (None, khz) else f" (given; the file records {recorded_khz / 1e3:.0f})"
@@ -438,7 +438,8 @@ def main(argv):
         else:
             args.append(a)
     if len(args) != 1 or None in opts.values() or ("--svg" in opts and "--cta" not in opts):
-        print("\n".join(l.strip() for l in __doc__.strip().splitlines()[-6:]), file=sys.stderr)
+        usage = __doc__[__doc__.index("    scripts/trace-tiles.py trace.bin"):]   # the docstring's usage block
+        print("\n".join(l.strip() for l in usage.strip().splitlines()), file=sys.stderr)
         return 2
     given_khz = None
     if "--clock-mhz" in opts:
@@ -452,13 +453,9 @@ def main(argv):
         given_khz = int(round(mhz * 1000))
     t, recorded = load(args[0])
     khz = given_khz or recorded
-    try:
-        report(t, khz, recorded_khz=recorded)
-    except SystemExit as e:
-        # Units of one or two tiles (b4-q1's) have no period to report, but their start still reads.
-        if "--first-unit" not in opts:
-            raise
-        print(e, file=sys.stderr)
+    # Units of one or two tiles (b4-q1's) have no period to report, but their start still reads.
+    if report(t, khz, recorded_khz=recorded) is None and "--first-unit" not in opts:
+        return 1
     if "--first-unit" in opts:
         first_unit(t, khz)
     if "--cta" in opts:
