@@ -5,7 +5,9 @@
 #
 #   scripts/ci-perf-gate.sh [CONFIG] [BASELINE]
 #     CONFIG    default configs/mixed-mla.json
-#     BASELINE  default results/h200/sm90/mixed-mla.json (results of the same config on the same GPU)
+#     BASELINE  default results/<model>/sm90/mixed-mla.json for the GPU model `mla-bench info` names
+#               (results/h200/... on an H200, results/h100/... on an H100; scripts/results-dir.py):
+#               results of the same config on the same kind of GPU
 #   Environment: ARTIFACTS (default artifacts/perf-gate), MAX_REGRESSION (default 5%),
 #                CONFIRM (default 1: a regression must show again in a second run; 0 to trust one run),
 #                SKIP_MAKE (1: use the build/ already there, e.g. built by an earlier step or carried to
@@ -22,7 +24,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFIG=${1:-configs/mixed-mla.json}
-BASELINE=${2:-results/h200/sm90/mixed-mla.json}
 ARTIFACTS=${ARTIFACTS:-artifacts/perf-gate}
 MAX_REGRESSION=${MAX_REGRESSION:-5%}
 CONFIRM=${CONFIRM:-1}
@@ -31,6 +32,18 @@ BIN=${MLA_BENCH:-./build/mla-bench}
 [ "${SKIP_MAKE:-0}" = 1 ] || make -j"$(nproc)"
 mkdir -p "$ARTIFACTS"
 "$BIN" info | tee "$ARTIFACTS/info.txt"
+if [ $# -ge 2 ]; then
+    BASELINE=$2
+else
+    # `device        NVIDIA H100 80GB HBM3 (nvidia, sm_90)`: the name without the part in brackets.
+    name=$(sed -n 's/^device  *\(.*\) (.*$/\1/p' "$ARTIFACTS/info.txt" | head -n 1)
+    dir=$(python3 scripts/results-dir.py --name "$name") ||
+        { echo "perf gate: no baseline for the device \"$name\": give one (scripts/ci-perf-gate.sh CONFIG BASELINE)"; exit 2; }
+    BASELINE=$dir/sm90/$(basename "$CONFIG" .json).json
+    [ -f "$BASELINE" ] ||
+        { echo "perf gate: no baseline $BASELINE for this GPU model: record one (scripts/collect-evidence.sh) or give one"; exit 2; }
+fi
+echo "perf gate: baseline $BASELINE"
 set +e
 "$BIN" run --quiet --plot --out "$ARTIFACTS" --baseline "$BASELINE" \
     --max-regression "$MAX_REGRESSION" "$CONFIG" 2>&1 | tee "$ARTIFACTS/gate.txt"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Files the evidence that scripts/device-evidence.sh brought back into results/, where the README and
-# the regression gate read it: the tables as measured (never edited), the gate's comparisons and every
+# Files the evidence that scripts/device-evidence.sh brought back into results/<model>/ (results/h200,
+# results/h100: the GPU model its runs record, scripts/results-dir.py), where the README and the
+# regression gate read it: the tables as measured (never edited), the gate's comparisons and every
 # chart (SVG by `mla-bench plot` or the run itself, PNG by rsvg-convert when it is installed), the
-# tuning file, and the profile under results/h200/steps/ncu/ named after LABEL. Needs `make` first.
+# tuning file, and the profile under results/<model>/steps/ncu/ named after LABEL. Needs `make` first.
+# MB_RESULTS_ROOT (default results) moves the whole filing elsewhere (the host tests use it).
 #   scripts/collect-evidence.sh PART1_DIR PART2_DIR LABEL     e.g. /work/.device/3 /work/.device/4 v34
 # Either directory may be "-" to skip that part. Afterwards: `git diff --stat results/`, then the
 # README's numbers and results/NOTES.md from the new tables.
@@ -10,24 +12,31 @@ set -euo pipefail
 [ $# -eq 3 ] || { sed -n '2,8p' "$0"; exit 2; }
 p1=$1 p2=$2 label=$3
 cd "$(dirname "$0")/.."
-R=results/h200
+ROOT=${MB_RESULTS_ROOT:-results}
+R=
 B=build/mla-bench
 [ -x "$B" ] || { echo "collect-evidence: $B not built (run make)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 png() { if command -v rsvg-convert > /dev/null; then rsvg-convert "$1.svg" -o "$1.png"; else echo "no rsvg-convert: $1.png not redrawn" >&2; fi; }
 
-# The README's tables and the gate's baseline are the H200's: evidence from another GPU model (the
-# device tool may lend an H100 for an H200) is refused, every archive checked before anything is
-# filed; file such a run as a step (results/<gpu>/steps/) instead.
+# Each GPU model's evidence goes to its own folder (the device tool may lend an H100 where an H200 was
+# asked for, and an H100's tables are not an H200's baseline): every archive is checked before anything
+# is filed, and archives of two models, or of none known, are refused.
 # Each archive is unpacked here once, into the folder its files are filed from.
-for a in "$p1/tables.tar.gz:tables" "$p2/variants.tar.gz:v" "$p2/evidence.tar.gz:e"; do
+for a in "$p1/tables.tar.gz:tables" "$p1/iter-build.tgz:iter-build" "$p2/variants.tar.gz:v" "$p2/evidence.tar.gz:e"; do
     [ -f "${a%:*}" ] || continue
     tar -C "$tmp" -xzf "${a%:*}"
     got=$(python3 scripts/results-dir.py "$tmp/${a##*:}") ||
         { echo "collect-evidence: ${a%:*}: which GPU it ran on is not known" >&2; exit 1; }
-    [ "$got" = "$R" ] || { echo "collect-evidence: ${a%:*} ran on ${got#results/}, not ${R#results/}: nothing filed" >&2; exit 1; }
+    got=$ROOT/${got#results/}
+    [ -z "$R" ] || [ "$got" = "$R" ] ||
+        { echo "collect-evidence: ${a%:*} ran on ${got##*/}, the other archives on ${R##*/}: nothing filed" >&2; exit 1; }
+    R=$got
 done
+[ -n "$R" ] || { echo "collect-evidence: no archive to file in $p1 or $p2" >&2; exit 1; }
+mkdir -p "$R"/{sm90,portable,paged,ablation,accuracy,sweep,tuned,gate} "$ROOT/tuning"
+echo "collect-evidence: filing into $R"
 
 # A profiling-only call (ONLY_PROBES=1 scripts/device-kernel-iter.sh) brings back iter-build.tgz alone:
 # its profiles are filed, the rest of part 1 only when its GPU test log is there.
@@ -53,7 +62,7 @@ if [ "$p1" != - ] && [ -f "$p1/gpu-tests.log" ]; then
     cp "$tmp"/paged/paged.{csv,json,md,svg} "$R/paged/" && png "$R/paged/paged"
 fi
 if [ "$p1" != - ] && [ -f "$p1/iter-build.tgz" ]; then
-    scripts/collect-profile.sh "$p1/iter-build.tgz" "$label"
+    RESULTS_DIR=$R scripts/collect-profile.sh "$p1/iter-build.tgz" "$label"
 fi
 
 if [ "$p2" != - ]; then
@@ -73,7 +82,7 @@ fi
 if [ "$p2" != - ] && [ -f "$p2/evidence.tar.gz" ]; then
     cp "$tmp"/e/sweep/* "$R/sweep/" && png "$R/sweep/mixed-mla-sweep"
     cp "$tmp"/e/tuned/* "$R/tuned/"
-    cp "$tmp/e/tuning/nvidia-h200.json" results/tuning/nvidia-h200.json
+    cp "$tmp"/e/tuning/*.json "$ROOT/tuning/"   # named after the GPU (device-sweep-gate.sh)
     for x in aa-1 aa-2 ab-slow; do
         for ext in csv json md; do cp "$tmp/e/$x/mixed-mla.$ext" "$R/gate/$x.$ext"; done
     done
@@ -82,4 +91,4 @@ if [ "$p2" != - ] && [ -f "$p2/evidence.tar.gz" ]; then
     "$B" compare --quiet --json "$R/gate/ab.json" --plot "$R/gate/aa-1.json" "$R/gate/ab-slow.json" || true
     png "$R/gate/aa" && png "$R/gate/ab"
 fi
-git status --short results/
+git status --short "$ROOT/" 2>/dev/null || true

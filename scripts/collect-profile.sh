@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Files the Nsight Compute probes of one build's device-kernel-iter.sh run (its iter-<build>.tgz, with
-# PROBES set) under results/h200/steps/ncu/ named after LABEL: per shape the report's text, and the
+# PROBES set) under $RESULTS_DIR/steps/ncu/ (default results/h200; collect-evidence.sh passes the GPU
+# model's folder) named after LABEL: per shape the report's text, and the
 # hottest instructions, opcodes, phases and tile loops (scripts/ncu-hot.py) of its per-instruction
 # table. Used by scripts/collect-evidence.sh for main, and on its own for a branch's build.
 #   scripts/collect-profile.sh /work/.device/4/iter-build-v52-four-stages.tgz v52-four-stages
 set -euo pipefail
-[ $# -eq 2 ] || { sed -n '2,6p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,7p' "$0"; exit 2; }
 tgz=$1 label=$2
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tar -C "$tmp" -xzf "$tgz"
-dst=results/h200/steps/ncu
+dst=${RESULTS_DIR:-results/h200}/steps/ncu
 mkdir -p "$dst"
 n=0
 for rep in "$tmp"/iter-*/ncu-[0-9]*.txt; do

@@ -6,9 +6,14 @@ set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
 mkdir -p "$OUT/e"
 B=build/mla-bench
-$B sweep --quiet --plot --splits 1,2,4,8,16,32,64 --out "$OUT/e/sweep" --tuning "$OUT/e/tuning/nvidia-h200.json" \
+# The tuning file is named after the GPU, as mla-bench names its default (results/tuning/<device>.json:
+# the name in lower case, every other character '-'), so that collect-evidence.sh files it as that
+# GPU's.
+dev=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]/-/g')
+tuning=$OUT/e/tuning/${dev:-unknown}.json
+$B sweep --quiet --plot --splits 1,2,4,8,16,32,64 --out "$OUT/e/sweep" --tuning "$tuning" \
     configs/mixed-mla.json 2>&1 | tee "$OUT/e/sweep.log"
-$B run --quiet --tuning "$OUT/e/tuning/nvidia-h200.json" --out "$OUT/e/tuned" configs/mixed-mla-tuned.json 2>&1 | tee "$OUT/e/tuned.log"
+$B run --quiet --tuning "$tuning" --out "$OUT/e/tuned" configs/mixed-mla-tuned.json 2>&1 | tee "$OUT/e/tuned.log"
 $B run --quiet --out "$OUT/e/aa-1" configs/mixed-mla.json > "$OUT/e/aa-1.log" 2>&1
 $B run --quiet --out "$OUT/e/aa-2" configs/mixed-mla.json > "$OUT/e/aa-2.log" 2>&1
 $B run --quiet --inject-fault extra-kv-pass --out "$OUT/e/ab-slow" configs/mixed-mla.json 2>&1 | tee "$OUT/e/ab-slow.log"

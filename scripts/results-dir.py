@@ -3,8 +3,10 @@
 run's JSON records (device.name "NVIDIA H100 80GB HBM3" -> results/h100). The collect scripts file
 by it, so a run on one GPU model is never filed as another's evidence: the device tool may lend an
 H100 where an H200 was asked for. Exits 1, naming the files, when the runs disagree or none records
-a device.
+a device. With --name, the folder of one device name as `mla-bench info` prints it (the perf gate's
+default baseline is that GPU model's).
     scripts/results-dir.py /tmp/unpacked-call
+    scripts/results-dir.py --name "NVIDIA H100 80GB HBM3"
     scripts/results-dir.py --self-test
 """
 import contextlib
@@ -49,13 +51,29 @@ def self_test():
             ok = got == want and (rc == 0) == (want is not None)
             bad += not ok
             print("%s %s -> %s (exit %d)" % ("ok  " if ok else "FAIL", names, got, rc))
-    print("%d passed, %d failed" % (len(cases) - bad, bad))
+    for name, want in [("NVIDIA H100 80GB HBM3", "results/h100"), ("NVIDIA H200", "results/h200"),
+                       ("stand-in device", None)]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = main(["results-dir.py", "--name", name])
+        got = out.getvalue().strip() if rc == 0 else None
+        ok = got == want and (rc == 0) == (want is not None)
+        bad += not ok
+        print("%s --name %r -> %s (exit %d)" % ("ok  " if ok else "FAIL", name, got, rc))
+    print("%d passed, %d failed" % (len(cases) + 3 - bad, bad))
     return 1 if bad else 0
 
 
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return self_test()
+    if len(argv) == 3 and argv[1] == "--name":
+        m = model(argv[2])
+        if m is None:
+            sys.stderr.write("results-dir: no GPU model in the device name %r\n" % argv[2])
+            return 1
+        print("results/" + m)
+        return 0
     if len(argv) != 2 or not os.path.isdir(argv[1]):
         sys.stderr.write(__doc__.split("\n    ")[0] + "\nusage: results-dir.py DIR\n")
         return 2

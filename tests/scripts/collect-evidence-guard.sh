@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# scripts/collect-evidence.sh files only an H200's evidence into results/h200 (the README's tables and
-# the gate's baseline): archives whose runs record another GPU model, or none, are refused with exit 1
-# and nothing under results/ changes. Synthetic archives, no GPU; needs build/mla-bench (`make`).
+# scripts/collect-evidence.sh files each GPU model's evidence into its own folder (results/h200 holds
+# the README's H200 tables and the H200 gate's baseline; an H100's run goes to results/h100): archives
+# whose runs record no known model, or two models between them, are refused with exit 1 before anything
+# is filed. Synthetic archives (the filed one made of the committed H100 tables), no GPU; the filing goes
+# under a temporary MB_RESULTS_ROOT, and the repository's results/ must not change. Needs build/mla-bench.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 before=$(git status --porcelain results)
 pass=0 fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # DIR ARCHIVE TOP NAME: DIR/ARCHIVE holding TOP/run.json whose device is NAME ("" = none recorded),
 # beside the rest of a part 1's files.
@@ -18,25 +22,44 @@ part() {
     for f in info.log correctness-sm90.csv correctness-portable.csv paged.tgz; do : > "$1/$f"; done
     echo "43 passed, 0 failed" > "$1/gpu-tests.log"
 }
-# NAME P1 P2 WANT: collect-evidence refuses, saying WANT, and leaves results/ as it was.
+# NAME P1 P2 WANT: collect-evidence refuses, saying WANT, and files nothing anywhere.
 check() {
     local out rc
-    out=$(scripts/collect-evidence.sh "$2" "$3" guard-test 2>&1); rc=$?
-    if [ $rc -eq 1 ] && grep -q "$4" <<< "$out" && [ "$(git status --porcelain results)" = "$before" ]; then
-        echo "ok   $1"; pass=$((pass + 1))
+    out=$(MB_RESULTS_ROOT=$t/results scripts/collect-evidence.sh "$2" "$3" guard-test 2>&1); rc=$?
+    if [ $rc -eq 1 ] && grep -q "$4" <<< "$out" && [ "$(git status --porcelain results)" = "$before" ] &&
+        [ -z "$(find "$t/results" -type f 2>/dev/null)" ]; then
+        ok "$1"
     else
-        echo "FAIL $1: exit $rc, want 1 and \"$4\"; $out"; fail=$((fail + 1))
+        bad "$1: exit $rc, want 1 and \"$4\"; $out"
         git checkout -q -- results 2>/dev/null   # what a broken guard filed
     fi
 }
 
-part "$t/h100" tables.tar.gz tables "NVIDIA H100 80GB HBM3"
-check "an H100's part 1 refused" "$t/h100" - "tables.tar.gz ran on h100, not h200: nothing filed"
 part "$t/none" tables.tar.gz tables ""
 check "a part 1 recording no GPU refused" "$t/none" - "which GPU it ran on is not known"
 part "$t/p2" evidence.tar.gz e "NVIDIA H100 80GB HBM3"
-check "an H100's part 2 refused" - "$t/p2" "evidence.tar.gz ran on h100, not h200: nothing filed"
 part "$t/h200" tables.tar.gz tables "NVIDIA H200"
-check "an H200's part 1 beside an H100's part 2 refused before anything is filed" "$t/h200" "$t/p2" "evidence.tar.gz ran on h100"
+check "an H200's part 1 beside an H100's part 2 refused before anything is filed" "$t/h200" "$t/p2" \
+    "evidence.tar.gz ran on h100, the other archives on h200: nothing filed"
+
+# A whole part 1 from an H100, made of the committed H100 run: filed under results/h100, nothing under
+# results/h200, the tables byte for byte.
+p1=$t/h100
+mkdir -p "$p1/tables/sm90" "$p1/tables/portable" "$p1/paged"
+for k in sm90 portable; do cp results/h100/$k/mixed-mla.{csv,json,md} "$p1/tables/$k/"; done
+cp results/h100/paged/paged.{csv,json,md,svg} "$p1/paged/"
+tar -C "$p1" -czf "$p1/tables.tar.gz" tables && tar -C "$p1" -czf "$p1/paged.tgz" paged && rm -rf "$p1/tables" "$p1/paged"
+cp results/h100/sm90/gpu-correctness.csv "$p1/correctness-sm90.csv"
+cp results/h100/portable/gpu-correctness.csv "$p1/correctness-portable.csv"
+cp results/h100/gpu-tests.log results/h100/info.log "$p1/"
+out=$(MB_RESULTS_ROOT=$t/results scripts/collect-evidence.sh "$p1" - guard-test 2>&1); rc=$?
+if [ $rc -eq 0 ] && cmp -s "$t/results/h100/sm90/mixed-mla.json" results/h100/sm90/mixed-mla.json &&
+    cmp -s "$t/results/h100/paged/paged.csv" results/h100/paged/paged.csv && [ ! -e "$t/results/h200" ] &&
+    [ "$(git status --porcelain results)" = "$before" ]; then
+    ok "an H100's part 1 filed under results/h100 and nowhere else"
+else
+    bad "an H100's part 1: exit $rc; $out; $(cd "$t" && find results -type f | head)"
+    git checkout -q -- results 2>/dev/null
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -199,7 +199,7 @@ static void perf_gate_confirms(void)
     if (!f) return;
     fputs("#!/bin/sh\n"
           "case $1 in\n"
-          "info) echo 'stand-in device' ;;\n"
+          "info) echo \"device        ${FAKE_DEVICE:-NVIDIA H200} (nvidia, sm_90)\" ;;\n"
           "run) n=$(($(cat \"$FAKE_DIR/n\" 2>/dev/null || echo 0) + 1)); echo $n > \"$FAKE_DIR/n\"\n"
           "     rc=$(echo $FAKE_RCS | cut -d' ' -f$n); echo \"stand-in run $n: exit $rc\"; exit ${rc:-9} ;;\n"
           "esac\n"
@@ -214,8 +214,21 @@ static void perf_gate_confirms(void)
     CHECKF(gate_script(dir, "CONFIRM=0", "3", &runs) == 3 && runs == 1 && strstr(out, "in one run"),
            "one run: runs %d\n%s", runs, out);
     CHECKF(gate_script(dir, "", "1", &runs) == 1 && runs == 1 && strstr(out, "FAILED"), "failed check: runs %d\n%s", runs, out);
-    CHECKF(gate_script(dir, "", "0", &runs) == 0 && runs == 1 && strstr(out, "no regression against"),
+    CHECKF(gate_script(dir, "", "0", &runs) == 0 && runs == 1 && strstr(out, "no regression against") &&
+               strstr(out, "baseline results/h200/sm90/mixed-mla.json"),
            "clean: runs %d\n%s", runs, out);
+    /* The default baseline is the GPU model's own (results/<model>, as the collect scripts file it):
+     * an H100's run is never compared with an H200's; a model with none recorded, or a device name
+     * without a model, stops the gate before any run (exit 2). */
+    CHECKF(gate_script(dir, "FAKE_DEVICE='NVIDIA H100 80GB HBM3'", "0", &runs) == 0 && runs == 1 &&
+               strstr(out, "baseline results/h100/sm90/mixed-mla.json"),
+           "h100: runs %d\n%s", runs, out);
+    CHECKF(gate_script(dir, "FAKE_DEVICE='NVIDIA B200'", "0", &runs) == 2 && runs == 0 &&
+               strstr(out, "no baseline results/b200/sm90/mixed-mla.json"),
+           "no baseline: runs %d\n%s", runs, out);
+    CHECKF(gate_script(dir, "FAKE_DEVICE='stand-in device'", "0", &runs) == 2 && runs == 0 &&
+               strstr(out, "no baseline for the device \"stand-in device\""),
+           "no model: runs %d\n%s", runs, out);
     unit_remove_tree(dir);
 }
 
