@@ -20,6 +20,9 @@
 #include "sm90_trace.h"
 #include "sm90_unit.h"
 
+/* Three: with a fourth (v158, fifty-second session) a 4-tile unit's last tile was asked for beside
+ * tiles 1-2 instead of once tile 0's stage was free, and every tile landed later (b32-q1-kv1024
+ * +5.6 %): the DRAM serves a CTA's requests side by side, not in order, at the same ~2.2 TB/s. */
 #define S9_RS_STAGES 3
 #define S9_RS_RELEASES 2                   /* releases of a stage's tile: one a warpgroup */
 
