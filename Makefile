@@ -27,9 +27,10 @@ NVFLAGS  := -x cu -std=c++17 -O3 -Xcompiler "$(WARN)" -Xptxas -warn-spills -genc
 PTX_FALLBACK := -gencode=arch=compute_80,code=compute_80
 
 HOST_SRC := src/config.c src/config_filter.c src/config_set.c src/plan.c src/stats.c src/metrics.c src/report.c src/report_json.c \
-            src/report_text.c src/npy.c src/tuning.c src/sweep.c src/compare.c src/mwu.c src/svg.c src/plot.c src/jsonio.c src/stop.c
+            src/report_text.c src/npy.c src/tuning.c src/sweep.c src/compare.c src/mwu.c src/svg.c src/plot.c src/jsonio.c src/stop.c \
+            src/floor.c
 GPU_SRC  := src/main.c src/cli_opts.c src/cmd_run.c src/cmd_sweep.c src/cmd_compare.c src/cmd_plot.c src/cmd_check.c src/cmd_info.c src/gpuenv.c src/path.c src/check.c src/runner.c \
-            src/timing.c src/dump.c
+            src/timing.c src/dump.c src/cmd_floor.c src/floor_measure.c
 KERNELS  := $(wildcard kernels/*.hip)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 

@@ -194,6 +194,8 @@ hipError_t mb_launch_sm_stamp(uint64_t *out, int blocks, hipStream_t s);
 hipError_t mb_launch_icache_evict(int sm_count, uint32_t *sink, hipStream_t s);
 /* Reads n bytes (n a multiple of 16) and folds them into *sink: the planted slowdown of the A/B test. */
 hipError_t mb_launch_read_all(const uint8_t *p, int64_t n, uint32_t *sink, hipStream_t s);
+/* The same read by a grid of `grid` blocks of `block` threads (the read-once floor, src/floor.h). */
+hipError_t mb_launch_read_once(const uint8_t *p, int64_t n, int grid, int block, uint32_t *sink, hipStream_t s);
 
 #ifdef __cplusplus
 }

@@ -48,11 +48,16 @@ __global__ void read_all_kernel(const uint4 *p, int64_t n16, uint32_t *sink)
     if (acc == 0x9e3779b9u) *sink = acc;   /* practically never true, but the compiler cannot know */
 }
 
+extern "C" hipError_t mb_launch_read_once(const uint8_t *p, int64_t n, int grid, int block, uint32_t *sink, hipStream_t s)
+{
+    if (n % 16 || grid < 1 || block < 1 || block > 1024) return hipErrorInvalidValue;
+    read_all_kernel<<<grid, block, 0, s>>>((const uint4 *)p, n / 16, sink);
+    return MB_LAUNCH_RESULT();
+}
+
 extern "C" hipError_t mb_launch_read_all(const uint8_t *p, int64_t n, uint32_t *sink, hipStream_t s)
 {
-    if (n % 16) return hipErrorInvalidValue;
-    read_all_kernel<<<1024, 256, 0, s>>>((const uint4 *)p, n / 16, sink);
-    return MB_LAUNCH_RESULT();
+    return mb_launch_read_once(p, n, 1024, 256, sink, s);
 }
 
 /* "icache": "cold": 32,768 dependent FMAs of straight-line code (512 KB on NVIDIA, where an instruction

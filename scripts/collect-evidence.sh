@@ -9,7 +9,7 @@
 # Either directory may be "-" to skip that part. Afterwards: `git diff --stat results/`, then the
 # README's numbers and results/NOTES.md from the new tables.
 set -euo pipefail
-[ $# -eq 3 ] || { sed -n '2,8p' "$0"; exit 2; }
+[ $# -eq 3 ] || { sed -n '2,10p' "$0"; exit 2; }
 p1=$1 p2=$2 label=$3
 cd "$(dirname "$0")/.."
 ROOT=${MB_RESULTS_ROOT:-results}

@@ -75,7 +75,7 @@ def main(argv):
         print("results/" + m)
         return 0
     if len(argv) != 2 or not os.path.isdir(argv[1]):
-        sys.stderr.write(__doc__.split("\n    ")[0] + "\nusage: results-dir.py DIR\n")
+        sys.stderr.write(__doc__.split("\n    ")[0] + "\nusage: results-dir.py DIR | --name NAME | --self-test\n")
         return 2
     seen = {}
     for root, _, files in os.walk(argv[1]):

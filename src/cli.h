@@ -20,6 +20,7 @@ int cmd_info(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_floor(int argc, char **argv);
 
 /* Prints "mla-bench: " + message to stderr and returns code. */
 int mb_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -39,7 +39,7 @@ int mb_gpu_open(mb_gpu_t *g, mb_env_t *env, char *err, size_t errlen)
     int count = 0;
     hipError_t e = hipGetDeviceCount(&count);
     if (e != hipSuccess || count < 1) {
-        snprintf(err, errlen, "no GPU found (%s): run and info need a GPU; check works without one",
+        snprintf(err, errlen, "no GPU found (%s): run, sweep, floor and info need a GPU; check, compare and plot work without one",
                  e != hipSuccess ? hipGetErrorString(e) : "device count 0");
         return 4;
     }

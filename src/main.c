@@ -20,6 +20,7 @@ static const struct { const char *name; int (*fn)(int, char **); const char *sum
     { "compare", cmd_compare, "compare two result files: the regression gate" },
     { "plot", cmd_plot, "SVG charts of run, sweep and compare results" },
     { "check", cmd_check, "validate configs without a GPU" },
+    { "floor", cmd_floor, "measure each case's read-once floor: its KV cache read once, cold" },
     { "info", cmd_info, "describe the GPU and measure its copy bandwidth and launch floor" },
 };
 

@@ -310,7 +310,7 @@ int mb_write_file_atomic(const char *path, const void *data, size_t len, char *e
 }
 
 /* mkdir -p: every missing component is made; an existing one must be a directory. */
-static int mkdir_p(const char *dir, char *err, size_t errlen)
+int mb_mkdir_p(const char *dir, char *err, size_t errlen)
 {
     char *p = strdup(dir);
     if (!p || !*p) {
@@ -341,7 +341,7 @@ int mb_report_write_all(const mb_report_t *r, const char *dir, const char *stem,
         const char *ext;
         int (*write)(const mb_report_t *, const char *, char *, size_t);
     } outs[] = {{".json", mb_report_write_json}, {".md", mb_report_write_md}, {".csv", mb_report_write_csv}};
-    if (mkdir_p(dir, err, errlen)) return -1;
+    if (mb_mkdir_p(dir, err, errlen)) return -1;
     size_t n = strlen(dir) + strlen(stem) + 8;
     char *path = malloc(n);
     if (!path) { snprintf(err, errlen, "%s: %s", dir, strerror(ENOMEM)); return -1; }

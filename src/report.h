@@ -4,6 +4,7 @@
 #define MB_REPORT_H
 
 #include <stdio.h>
+#include "jsonio.h"
 #include "result.h"
 
 /* color: 1 only when the stream is a terminal (the caller decides). */
@@ -32,6 +33,13 @@ void mb_report_stages(FILE *f, const mb_report_t *r, int md);
 /* Atomic file write of a whole buffer: DIR/.name.tmp.PID, fsync, rename. */
 int mb_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
 /* The same for a file made of several buffers, so a large payload needs no copy behind its header. */
+/* The tool, date and device objects every JSON file of the tool starts with (root's "tool", "date",
+ * "device"). */
+void mb_json_env(jb_t *b, cJSON *root, const mb_env_t *e);
+/* A CSV field as RFC 4180 has it: quoted, its quotes doubled, where it holds a comma, quote or line break. */
+void mb_csv_quoted(FILE *f, const char *s);
+/* mkdir -p DIR: 0, or -1 with err naming the component that could not be made. */
+int mb_mkdir_p(const char *dir, char *err, size_t errlen);
 typedef struct mb_buf { const void *data; size_t len; } mb_buf_t;
 int mb_write_parts_atomic(const char *path, const mb_buf_t *parts, int nparts, char *err, size_t errlen);
 

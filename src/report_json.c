@@ -14,7 +14,7 @@
 
 /* ---- writer ---- */
 
-static void json_env(jb_t *b, cJSON *root, const mb_env_t *e)
+void mb_json_env(jb_t *b, cJSON *root, const mb_env_t *e)
 {
     cJSON *tool = jb_put(b, root, "tool", cJSON_CreateObject());
     jb_put_str(b, tool, "version", e->tool_version);
@@ -185,7 +185,7 @@ int mb_report_write_json(const mb_report_t *r, const char *path, char *err, size
     cJSON *root = cJSON_CreateObject();
     if (!root) b.oom = 1;
     jb_put_str(&b, root, "schema", MB_RESULT_SCHEMA);
-    json_env(&b, root, &r->env);
+    mb_json_env(&b, root, &r->env);
     json_config(&b, root, r->config);
     jb_put_bool(&b, root, "interrupted", r->interrupted);
     cJSON *cases = jb_put(&b, root, "cases", cJSON_CreateArray());

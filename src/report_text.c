@@ -104,7 +104,7 @@ int mb_report_write_md(const mb_report_t *r, const char *path, char *err, size_t
 }
 
 /* RFC 4180: a field holding a comma, quote or line break is quoted, its quotes doubled. */
-static void csv_quoted(FILE *f, const char *s)
+void mb_csv_quoted(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) { fputs(s, f); return; }
     fputc('"', f);
@@ -118,7 +118,7 @@ static void csv_quoted(FILE *f, const char *s)
 static void csv_str(FILE *f, const char *s)
 {
     fputc(',', f);
-    csv_quoted(f, s);
+    mb_csv_quoted(f, s);
 }
 
 /* Not measured or not finite: an empty field, which spreadsheets and pandas read as missing. */
@@ -139,7 +139,7 @@ static void csv_row(FILE *f, const mb_case_result_t *cr)
     int timed = t->n > 0, checked = k->n_total > 0, planned = cr->splits_max > 0;
     char splits[24];
     mb_splits_text(splits, sizeof splits, cr);
-    csv_quoted(f, c->name);
+    mb_csv_quoted(f, c->name);
     csv_num(f, c->batch, 1);
     csv_num(f, c->q_len, 1);
     csv_str(f, c->kv_desc);

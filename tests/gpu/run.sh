@@ -117,6 +117,28 @@ sys.exit(1 if bad or not doc["cases"] or not peak else 0)
 PY
 result "SM clock known for every timed case, per sample, under the peak" $? "see the line above"
 
+# The read-once floor (mla-bench floor): a cache of as many bytes measured once; no floor under the
+# launch floor; the 604 MB cache read at 30-150 % of the measured copy bandwidth (a read kernel that
+# skipped its loads would read far faster, a broken sweep of shapes far slower).
+"$BIN" floor --quiet --out "$TMP/floor" "$HERE/floor.json" > "$TMP/floor.log" 2>&1
+rc=$?; cat "$TMP/floor.log"
+python3 - "$TMP/floor/floor-floor.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {x["name"]: x for x in d["cases"]}
+copy, launch = d["device"]["copy_tbps"], d["device"]["launch_floor_us"]
+why = []
+if d.get("schema") != "mla-bench/floor/1": why.append("schema %r" % d.get("schema"))
+if c["small-twin"]["measured_as"] != "small" or c["small"]["measured_as"] is not None: why.append("twins not shared")
+if any(len(x["shapes"]) != 27 for x in d["cases"]): why.append("not 27 shapes")
+if any(x["floor_us"] < 0.9 * launch for x in d["cases"]): why.append("a floor under the launch floor %.2f" % launch)
+if not 0.3 * copy <= c["large"]["tbps"] <= 1.5 * copy: why.append("large at %.2f TB/s, copy %.2f" % (c["large"]["tbps"], copy))
+print("floor: %s" % ("; ".join(why) if why else "small %.2f us, large %.1f us (%.2f TB/s)" % (
+    c["small"]["floor_us"], c["large"]["floor_us"], c["large"]["tbps"])))
+sys.exit(1 if why else 0)
+PY
+ok=$?; [ "$rc" -eq 0 ] && [ "$ok" -eq 0 ]; result "floor: twins measured once, no floor under the launch, a large cache near copy bandwidth (exit $rc)" $? "see the lines above"
+
 # Ctrl-C mid-run: exit 130, and the tables of the cases that finished are written and say so. The
 # config samples each case for a fixed time, so the run is mid-way at 6 s however fast sampling gets
 # (mixed-mla, used until 2026-11-30, finished in 3 s once the spin was 100 us and not 100 ms).

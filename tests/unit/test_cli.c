@@ -77,6 +77,13 @@ static void run_without_gpu(void)
     CHECK(mb("run --out") == 2);
     CHECK(mb("run --frob configs/smoke.json") == 2 && strstr(out, "unknown option"));
     CHECK(mb("run") == 2);
+    /* floor: the same order (options, then configs, then the GPU). */
+    CHECKF(mb("floor configs/smoke.json") == 4 && strstr(out, "no GPU found") && strstr(out, "floor"), "%s", out);
+    CHECK(mb("floor") == 2 && strstr(out, "usage: mla-bench floor"));
+    CHECK(mb("floor configs/no-such.json") == 2 && strstr(out, "configs/no-such.json"));
+    CHECK(mb("floor tests/data/bad-range.json") == 2 && strstr(out, "cases[1].kv_len"));
+    CHECK(mb("floor --frob configs/smoke.json") == 2 && strstr(out, "unknown option"));
+    CHECK(mb("floor --help") == 0 && strstr(out, "read-once floor") && strstr(out, "exit codes"));
 }
 
 /* --filter is applied before the GPU is looked for: a bad pattern or one that matches nothing is a
