@@ -24,7 +24,7 @@ png() { if command -v rsvg-convert > /dev/null; then rsvg-convert "$1.svg" -o "$
 # asked for, and an H100's tables are not an H200's baseline): every archive is checked before anything
 # is filed, and archives of two models, or of none known, are refused.
 # Each archive is unpacked here once, into the folder its files are filed from.
-for a in "$p1/tables.tar.gz:tables" "$p1/iter-build.tgz:iter-build" "$p2/variants.tar.gz:v" "$p2/evidence.tar.gz:e"; do
+for a in "$p1/tables.tar.gz:tables" "$p1/floor.tgz:floor" "$p1/iter-build.tgz:iter-build" "$p2/variants.tar.gz:v" "$p2/evidence.tar.gz:e"; do
     [ -f "${a%:*}" ] || continue
     tar -C "$tmp" -xzf "${a%:*}"
     got=$(python3 scripts/results-dir.py "$tmp/${a##*:}") ||
@@ -60,6 +60,8 @@ if [ "$p1" != - ] && [ -f "$p1/gpu-tests.log" ]; then
     "$B" plot "$R/sm90/mixed-mla.json" > /dev/null && png "$R/sm90/mixed-mla"
     tar -C "$tmp" -xzf "$p1/paged.tgz"
     cp "$tmp"/paged/paged.{csv,json,md,svg} "$R/paged/" && png "$R/paged/paged"
+    # The read-once floor (part 1 archives before the fifty-second session have none).
+    if [ -f "$p1/floor.tgz" ]; then mkdir -p "$R/floor" && cp "$tmp"/floor/mixed-mla-floor.{json,md,csv} "$R/floor/"; fi
 fi
 if [ "$p1" != - ] && [ -f "$p1/iter-build.tgz" ]; then
     RESULTS_DIR=$R scripts/collect-profile.sh "$p1/iter-build.tgz" "$label"

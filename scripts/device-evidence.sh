@@ -5,8 +5,8 @@
 # Run from the repository root with OUT set, after `make` and scripts/bundle-deps.sh here, carrying
 # `build` and `.deps`:
 #   scripts/device-evidence.sh 1   GPU tests, mixed-mla on both kernels (scripts/device-run.sh), the
-#                                  paged table, and Nsight Compute on b128-q4 (PROBES to change it);
-#                                  ~56 s with the one profile; 8 files
+#                                  paged table, mixed-mla's read-once floor, and Nsight Compute on
+#                                  b128-q4 (PROBES to change it); ~60 s with the one profile; 9 files
 #   scripts/device-evidence.sh 2   accuracy, ablation (scripts/device-ablation.sh), the split sweep, a
 #                                  tuned run and the gate's pairs (scripts/device-sweep-gate.sh); ~35 s
 # Every step is bounded by `timeout`, so a hang costs its step, not the call. Bring the files back into
@@ -24,6 +24,10 @@ case "${1:-}" in
         > "$OUT/paged.log" 2>&1
     echo "paged: exit $? ($((SECONDS - start)) s); $(grep '^cases:' "$OUT/paged.log")"
     tar -C "$OUT" -czf "$OUT/paged.tgz" paged paged.log && rm -rf "$OUT/paged" "$OUT/paged.log"
+    # The read-once floor of mixed-mla's cases on this GPU (~2 s).
+    timeout -k 10 -s INT 120 build/mla-bench floor --quiet --out "$OUT/floor" configs/mixed-mla.json > "$OUT/floor.log" 2>&1
+    echo "floor: exit $? ($((SECONDS - start)) s)"
+    tar -C "$OUT" -czf "$OUT/floor.tgz" floor floor.log && rm -rf "$OUT/floor" "$OUT/floor.log"
     probes=${PROBES-128,4,16,8192}   # PROBES= (empty) profiles nothing
     n=$(wc -w <<< "$probes")   # ~60 s a profile, plus the build's SASS dump
     [ "$n" -eq 0 ] ||

@@ -42,19 +42,22 @@ part "$t/h200" tables.tar.gz tables "NVIDIA H200"
 check "an H200's part 1 beside an H100's part 2 refused before anything is filed" "$t/h200" "$t/p2" \
     "evidence.tar.gz ran on h100, the other archives on h200: nothing filed"
 
-# A whole part 1 from an H100, made of the committed H100 run: filed under results/h100, nothing under
-# results/h200, the tables byte for byte.
+# A whole part 1 from an H100, made of the committed H100 run and floor: filed under results/h100,
+# nothing under results/h200, the tables byte for byte.
 p1=$t/h100
-mkdir -p "$p1/tables/sm90" "$p1/tables/portable" "$p1/paged"
+mkdir -p "$p1/tables/sm90" "$p1/tables/portable" "$p1/paged" "$p1/floor"
 for k in sm90 portable; do cp results/h100/$k/mixed-mla.{csv,json,md} "$p1/tables/$k/"; done
 cp results/h100/paged/paged.{csv,json,md,svg} "$p1/paged/"
-tar -C "$p1" -czf "$p1/tables.tar.gz" tables && tar -C "$p1" -czf "$p1/paged.tgz" paged && rm -rf "$p1/tables" "$p1/paged"
+cp results/h100/floor/mixed-mla-floor.{csv,json,md} "$p1/floor/" && : > "$p1/floor.log"
+tar -C "$p1" -czf "$p1/tables.tar.gz" tables && tar -C "$p1" -czf "$p1/paged.tgz" paged &&
+    tar -C "$p1" -czf "$p1/floor.tgz" floor floor.log && rm -rf "$p1/tables" "$p1/paged" "$p1/floor" "$p1/floor.log"
 cp results/h100/sm90/gpu-correctness.csv "$p1/correctness-sm90.csv"
 cp results/h100/portable/gpu-correctness.csv "$p1/correctness-portable.csv"
 cp results/h100/gpu-tests.log results/h100/info.log "$p1/"
 out=$(MB_RESULTS_ROOT=$t/results scripts/collect-evidence.sh "$p1" - guard-test 2>&1); rc=$?
 if [ $rc -eq 0 ] && cmp -s "$t/results/h100/sm90/mixed-mla.json" results/h100/sm90/mixed-mla.json &&
-    cmp -s "$t/results/h100/paged/paged.csv" results/h100/paged/paged.csv && [ ! -e "$t/results/h200" ] &&
+    cmp -s "$t/results/h100/paged/paged.csv" results/h100/paged/paged.csv &&
+    cmp -s "$t/results/h100/floor/mixed-mla-floor.json" results/h100/floor/mixed-mla-floor.json && [ ! -e "$t/results/h200" ] &&
     [ "$(git status --porcelain results)" = "$before" ]; then
     ok "an H100's part 1 filed under results/h100 and nowhere else"
 else
