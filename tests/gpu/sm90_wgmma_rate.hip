@@ -86,6 +86,17 @@ template <int TB> struct f16_ss<256, TB> {
                : R128(0) : "l"(a), "l"(b), "n"(TB));
     }
 };
+template <int TB> struct f16_rs<16, TB> {
+    static constexpr double flops = 2.0 * 64 * 16 * 16;
+    static constexpr int ACC = 8;
+    static constexpr bool REG_A = true;
+    __device__ __forceinline__ static void mma(float *d, const uint32_t *a, uint64_t b)
+    {
+        W9_ASM("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
+               "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9,%10,%11}, %12, p, 1, 1, %13;\n}\n"
+               : R8(0) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB));
+    }
+};
 template <int TB> struct f16_rs<32, TB> {
     static constexpr double flops = 2.0 * 64 * 32 * 16;
     static constexpr int ACC = 16;
@@ -326,6 +337,7 @@ template <int C> static void run_chain(int sms, long long *dc, long long *dn)
     run<fp8_ss<32>, C>("fp8 ss m64n32k32 (scores now)", FP8, sms, dc, dn);
     run<fp8_ss<64>, C>("fp8 ss m64n64k32", FP8, sms, dc, dn);
     run<fp8_ss<256>, C>("fp8 ss m64n256k32", FP8, sms, dc, dn);
+    run<f16_rs<16, 0>, C>("f16 rs m64n16k16 (32-row P V)", F16, sms, dc, dn);
     run<f16_rs<32, 0>, C>("f16 rs m64n32k16 (P V now)", F16, sms, dc, dn);
     run<f16_rs<64, 0>, C>("f16 rs m64n64k16", F16, sms, dc, dn);
     run<f16_rs<256, 1>, C>("f16 rs m64n256k16, B MN-major", F16, sms, dc, dn);
