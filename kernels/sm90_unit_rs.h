@@ -29,7 +29,11 @@
 /* The stages come first and the block is 1024-byte aligned (the swizzle is a function of the address). */
 template <int N> struct s9_smem_rs {
     uint8_t kv[S9_RS_STAGES][S9_TILE_BYTES];
-    uint8_t p[2][2][N / 16 * S9_HSBO];  /* P^T (a warpgroup's N/2 rows x 64 tokens, f16, softmax_to_pt): [warpgroup][tile parity] */
+    /* P^T (all N rows x 64 tokens, f16, softmax_to_pt) by tile parity, each warpgroup's N/2 rows in its
+     * half, so that one N-wide P V wgmma reads both (wip v160: the value dims split). */
+    uint8_t p[2][2][N / 16 * S9_HSBO];  /* [tile parity][warpgroup] */
+    float xalpha[2][N];                 /* by tile parity: each row's rescale, where its warpgroup's moved */
+    uint32_t xmoved[2][2];              /* by tile parity, per warpgroup: whether any of its rows' references moved */
     uint8_t q[N / 8 * S9_KSBO];
     float red[2][4][N / 2];             /* per warpgroup, per warp: row maxima (at the end, row sums) */
     uint64_t bar[S9_RS_STAGES];         /* each stage's copy barrier */
@@ -135,75 +139,98 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
     };
 
     int end[RB][2];                /* the token end of each of this thread's rows */
-    float m[RB][2], l[RB][2], o[8][NH / 2];
+    float m[RB][2], l[RB][2], o[4][N / 2];   /* O: 256 value dims from dim0, all N rows */
+    const int dim0 = 256 * wg;
     unit_rows_begin<RB>(end, m, l, o, a, u, wg * NH, rows, kv_end);
-    const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO), p0_addr = w9_smem_addr(sm.p[wg][0]);
+    const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO);
 
     for (int it = 0; it < ntiles; it++) {
-        const int t0 = u.kv_begin + it * S9_TILE;
-        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES, p_addr = p0_addr + (it & 1) * sizeof sm.p[0][0];
-        /* This warp's part of the previous tile's P V is done: it no longer reads that tile's P^T
-         * buffer, which the next tile's softmax_to_pt stores into (without a barrier of the
-         * warpgroup first: hence two buffers). (Left in flight into the score steps, its accumulators
-         * made ptxas serialize every wgmma of the kernel: warning C7514.) */
+        const int t0 = u.kv_begin + it * S9_TILE, par = it & 1;
+        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
+        const uint32_t pv_addr = w9_smem_addr(sm.p[par][0]), p_addr = w9_smem_addr(sm.p[par][wg]);
+        /* This warp's part of the previous tile's P V is done. The other warpgroup read this parity's
+         * P^T two tiles ago and met this one at the barrier of the tile between since. */
         w9_wait<0>();
         if (wt == 0) s9_stamp(seq0 + it, S9T_TOP + wg);
         s9_diag_stall(it, 3 * wg);
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0) s9_stamp(seq0 + it, S9T_READY + wg);
 
-        /* S^T for this warpgroup's rows (score_tile, a ring of four), then the softmax; each thread's
-         * O holds the same rows as its scores. */
         static_assert(N == 32, "32-row units (64-row ones: sm90_unit_pc.h)");
         float s[NH / 2];
         score_tile<NH, 4>(s, st, q_addr);
         if (wt == 0) s9_stamp(seq0 + it, S9T_SCORED + wg);
         uint32_t raw[4][2];        /* V^T's codes of a P V step, step 0's loaded under the softmax (pv_tile) */
-        pv_load<4>(raw, st, 0, warp);
+        pv_load<4, 4>(raw, st, 0, warp, dim0);
         mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);
-        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
-        softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, it == 0);
+        if (wt == 0) sm.xmoved[par][wg] = 0;
+        /* The rows' rescale goes to the other warpgroup too, whose O holds these rows' other dims:
+         * a row's alpha is the same in every lane of its column, so warp 0's lanes 0-3 write them. */
+        softmax_to_pt_with<RB>(s, m, l, sm.red[wg], p_addr, wg, it == 0, [&](const float (&alpha)[RB][2], bool moved) {
+            const bool any = __any_sync(0xffffffffu, moved);
+            if (warp == 0 && g == 0)
+#pragma unroll
+                for (int j = 0; j < RB; j++)
+#pragma unroll
+                    for (int cc = 0; cc < 2; cc++) sm.xalpha[par][wg * NH + 8 * j + 2 * t + cc] = alpha[j][cc];
+            if (wt == 0) sm.xmoved[par][wg] = any;
+        });
         if (wt == 0) s9_stamp(seq0 + it, S9T_SOFTMAX + wg);
         if (it > 0) release(it - 1);
-        pv_tile<NH, 4>(o, raw, st, w9_desc(p_addr, S9_HSBO), warp);
+        /* Both halves of P^T, and both warpgroups' rescales, are in. */
+        asm volatile("bar.sync 3, %0;\n" ::"n"(S9_THREADS) : "memory");
+        if (sm.xmoved[par][0] | sm.xmoved[par][1])
+#pragma unroll
+            for (int j = 0; j < N / 8; j++)
+#pragma unroll
+                for (int cc = 0; cc < 2; cc++) {
+                    const float al = sm.xalpha[par][8 * j + 2 * t + cc];
+#pragma unroll
+                    for (int mb = 0; mb < 4; mb++) o[mb][4 * j + cc] *= al, o[mb][4 * j + 2 + cc] *= al;
+                }
+        pv_tile<N, 4, 4>(o, raw, st, w9_desc(pv_addr, S9_HSBO), warp, dim0);
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
         if (wt == 0) s9_stamp(seq0 + it, S9T_END + wg);
     }
     w9_wait<0>();
     if (wt == 0) s9_stamp(seq0, S9T_DRAINED + wg);
 
-    /* Row sums: over the 8 lanes of a column, then over the warpgroup's 4 warps. */
+    /* Row sums: over the 8 lanes of a column, then over each warpgroup's 4 warps, both warpgroups'
+     * rows for each. */
     row_sums<RB>(l, sm.red[wg][warp]);
-    wg_sync(wg);
+    __syncthreads();
     if (wt == 0) s9_stamp(seq0, S9T_SUMMED + wg);
     if (ntiles > 0) release(ntiles - 1);
 
-    /* The rows leave by rs_store_pairs. Every thread normalises its rows; warp j writes row block j's
-     * log-sum-exps (v75: warp 0 wrote them all, in turn). */
     static_assert(RB <= 4, "a row block a warp");
-    float inv[RB][2];
 #pragma unroll
     for (int j = 0; j < RB; j++)
 #pragma unroll
         for (int cc = 0; cc < 2; cc++) {
             const int rw = 8 * j + 2 * t + cc;
             const float lr = sm.red[wg][0][rw] + sm.red[wg][1][rw] + sm.red[wg][2][rw] + sm.red[wg][3][rw];
-            /* rcp_ftz, not a checked division (v148r): the 32-row kernel 3,264 -> 3,096 instructions. In
-             * the 64-row walker the same change measured nothing and moved its loops (v148). */
-            inv[j][cc] = lr > 0.0f ? sc.kv * rcp_ftz(lr) : 0.0f;
             if (u.partial >= 0 && warp == j && g == 0 && wg * NH + rw < rows)
                 a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2_ftz(lr) : -INFINITY;
         }
-    const int r0 = wg * NH + 2 * t, d0 = 16 * warp + 2 * g;
+    float inv[N / 8][2];
+#pragma unroll
+    for (int j = 0; j < N / 8; j++)
+#pragma unroll
+        for (int cc = 0; cc < 2; cc++) {
+            const int w = j / RB, rw = 8 * (j % RB) + 2 * t + cc;
+            const float lr = sm.red[w][0][rw] + sm.red[w][1][rw] + sm.red[w][2][rw] + sm.red[w][3][rw];
+            inv[j][cc] = lr > 0.0f ? sc.kv * rcp_ftz(lr) : 0.0f;
+        }
+    const int r0 = 2 * t, d0 = dim0 + 16 * warp + 2 * g;
     /* store(row r0 + r, dim d0 + d, its value, that of dim d0 + d + 1) for each of the thread's pairs */
     auto each_pair = [&](auto &&store, auto) {
 #pragma unroll
-        for (int j = 0; j < RB; j++)
+        for (int j = 0; j < N / 8; j++)
 #pragma unroll
             for (int cc = 0; cc < 2; cc++)
                 if (r0 + 8 * j + cc < rows)
 #pragma unroll
-                    for (int mb = 0; mb < 8; mb++)
+                    for (int mb = 0; mb < 4; mb++)
                         store(8 * j + cc, 64 * mb, o[mb][4 * j + cc] * inv[j][cc], o[mb][4 * j + 2 + cc] * inv[j][cc]);
     };
     rs_store_pairs(a, u, r0, d0, each_pair);
