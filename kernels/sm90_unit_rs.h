@@ -1,17 +1,16 @@
 /* Units of 32 rows whose tiles come by the TMA unit (a flat cache, or pages of a multiple of 64
- * tokens), walked with the rows split between the warpgroups: warpgroup w owns rows [16 w, 16 w + 16)
- * of the unit and all 512 value dims of them. Each one scores, softmaxes and multiplies its own rows,
- * its P V reading only its own P^T and V^T fragments it loads itself (w9_vt_fragment, as the 16-row
- * walker does), so nothing in the tile loop waits for the other warpgroup: no CTA barrier, and the two
- * drift out of phase, one's softmax under the other's wgmmas. The walker before it (v32, both
- * warpgroups on every row, value dims split, a shared V^T copy) met at a CTA barrier every tile, so
- * their tensor work and their softmax coincided. The price: each warpgroup widens all of V.
- * Measured (v33): -8 % on (128, 4, 8192, 16), -6 % on (32, 4, 8192, 32), -5 % on the 32-row (4, 1,
- * 1024, 32), +1 % on (32, 1, 1024, 32); a baton that forced the warpgroups' score phases to alternate
- * (FlashAttention-3's order) gained nothing over letting them drift.
+ * tokens): warpgroup w scores and softmaxes rows [16 w, 16 w + 16) of the unit (S^T, the tokens as M,
+ * so 16 rows waste no tensor work) and stores their P^T in its half of a shared buffer; after a CTA
+ * barrier a tile, it multiplies all 32 rows over value dims [256 w, 256 w + 256) (v160, fifty-second
+ * session): 16 m64n32k16 wgmmas a warpgroup a tile and V's widening halved, where each warpgroup had
+ * multiplied its own 16 rows over all 512 dims (v33-v159: 32 m64n16k16, at ~28 cycles each the P V's
+ * 0.74 µs; no CTA barrier in the tile loop, the two warpgroups drifting out of phase). The rows' rescales
+ * cross with P^T (xalpha). Measured on an H100 (eight placements, three rounds): b32-q1-kv1024 -2.0 %
+ * warm, eager and with the caches emptied alike, b4-q1 -0.5 to -0.9 %; the trace's P V 0.74 -> 0.57
+ * µs, the unit's end 0.89 -> 1.13 (its rows' sums now meet at a CTA barrier).
  * A stage is freed when both warpgroups are done with it: each one's thread 0 counts its release on
- * the stage's counter, and the second to count issues the tile three ahead into it.
- * 64-row units of TMA tiles walked this way from v33, then with the value dims split between the
+ * the stage's counter, and the second to count issues the tile S9_RS_STAGES ahead into it.
+ * 64-row units of TMA tiles were walked this way from v33, then with the value dims split between the
  * warpgroups (v66-v78); since v79 scorers and multipliers walk them (sm90_unit_pc.h, sm90_unit_ps.h). */
 #ifndef MB_SM90_UNIT_RS_H
 #define MB_SM90_UNIT_RS_H
@@ -30,7 +29,7 @@
 template <int N> struct s9_smem_rs {
     uint8_t kv[S9_RS_STAGES][S9_TILE_BYTES];
     /* P^T (all N rows x 64 tokens, f16, softmax_to_pt) by tile parity, each warpgroup's N/2 rows in its
-     * half, so that one N-wide P V wgmma reads both (wip v160: the value dims split). */
+     * half, so that one N-wide P V wgmma reads both. */
     uint8_t p[2][2][N / 16 * S9_HSBO];  /* [tile parity][warpgroup] */
     float xalpha[2][N];                 /* by tile parity: each row's rescale, where its warpgroup's moved */
     uint32_t xmoved[2][2];              /* by tile parity, per warpgroup: whether any of its rows' references moved */
@@ -109,10 +108,10 @@ __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const 
     }
 }
 
-/* The tiles of a 32-row unit and its rows' store: each warpgroup's P V multiplies all 512 value dims
- * of its own rows. */
+/* The tiles of a 32-row unit and its rows' store: each warpgroup scores its own 16 rows and multiplies
+ * all 32 over its half of the value dims. */
 template <int N, class KV>
-__device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
+__device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
                                    const s9_kv_base kb, const unit_scales sc, uint32_t seq0, int ntiles, int kv_end)
 {
     constexpr int NH = N / 2;                   /* rows of each warpgroup */
@@ -149,7 +148,9 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
         const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
         const uint32_t pv_addr = w9_smem_addr(sm.p[par][0]), p_addr = w9_smem_addr(sm.p[par][wg]);
         /* This warp's part of the previous tile's P V is done. The other warpgroup read this parity's
-         * P^T two tiles ago and met this one at the barrier of the tile between since. */
+         * P^T two tiles ago, done before its wait at the last tile's top and so before the barrier of
+         * the tile between, which this one has passed. (Left in flight into the score steps, the P V's
+         * accumulators made ptxas serialize every wgmma of the kernel: warning C7514.) */
         w9_wait<0>();
         if (wt == 0) s9_stamp(seq0 + it, S9T_TOP + wg);
         s9_diag_stall(it, 3 * wg);
@@ -292,7 +293,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     }
     issue(1, S);
 
-    rs_tiles_own_rows<N>(sm, a, map, u, kb, sc, seq0, ntiles, kv_end);
+    rs_tiles_split_dims<N>(sm, a, map, u, kb, sc, seq0, ntiles, kv_end);
     __syncthreads();               /* red, Q and the stages are reused by the next unit */
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_STORED);
 }
