@@ -1,17 +1,16 @@
 /* Units of 32 rows whose tiles come by the TMA unit (a flat cache, or pages of a multiple of 64
- * tokens), walked with the rows split between the warpgroups: warpgroup w owns rows [16 w, 16 w + 16)
- * of the unit and all 512 value dims of them. Each one scores, softmaxes and multiplies its own rows,
- * its P V reading only its own P^T and V^T fragments it loads itself (w9_vt_fragment, as the 16-row
- * walker does), so nothing in the tile loop waits for the other warpgroup: no CTA barrier, and the two
- * drift out of phase, one's softmax under the other's wgmmas. The walker before it (v32, both
- * warpgroups on every row, value dims split, a shared V^T copy) met at a CTA barrier every tile, so
- * their tensor work and their softmax coincided. The price: each warpgroup widens all of V.
- * Measured (v33): -8 % on (128, 4, 8192, 16), -6 % on (32, 4, 8192, 32), -5 % on the 32-row (4, 1,
- * 1024, 32), +1 % on (32, 1, 1024, 32); a baton that forced the warpgroups' score phases to alternate
- * (FlashAttention-3's order) gained nothing over letting them drift.
+ * tokens): warpgroup w scores and softmaxes rows [16 w, 16 w + 16) of the unit (S^T, the tokens as M,
+ * so 16 rows waste no tensor work) and stores their P^T in its half of a shared buffer; after a CTA
+ * barrier a tile, it multiplies all 32 rows over value dims [256 w, 256 w + 256) (v160, fifty-second
+ * session): 16 m64n32k16 wgmmas a warpgroup a tile and V's widening halved, where each warpgroup had
+ * multiplied its own 16 rows over all 512 dims (v33-v159: 32 m64n16k16, at ~28 cycles each the P V's
+ * 0.74 µs; no CTA barrier in the tile loop, the two warpgroups drifting out of phase). The rows' rescales
+ * cross with P^T (xalpha). Measured on an H100 (eight placements, three rounds): b32-q1-kv1024 -2.0 %
+ * warm, eager and with the caches emptied alike, b4-q1 -0.5 to -0.9 %; the trace's P V 0.74 -> 0.57
+ * µs, the unit's end 0.89 -> 1.13 (its rows' sums now meet at a CTA barrier).
  * A stage is freed when both warpgroups are done with it: each one's thread 0 counts its release on
- * the stage's counter, and the second to count issues the tile three ahead into it.
- * 64-row units of TMA tiles walked this way from v33, then with the value dims split between the
+ * the stage's counter, and the second to count issues the tile S9_RS_STAGES ahead into it.
+ * 64-row units of TMA tiles were walked this way from v33, then with the value dims split between the
  * warpgroups (v66-v78); since v79 scorers and multipliers walk them (sm90_unit_pc.h, sm90_unit_ps.h). */
 #ifndef MB_SM90_UNIT_RS_H
 #define MB_SM90_UNIT_RS_H
@@ -29,7 +28,11 @@
 /* The stages come first and the block is 1024-byte aligned (the swizzle is a function of the address). */
 template <int N> struct s9_smem_rs {
     uint8_t kv[S9_RS_STAGES][S9_TILE_BYTES];
-    uint8_t p[2][2][N / 16 * S9_HSBO];  /* P^T (a warpgroup's N/2 rows x 64 tokens, f16, softmax_to_pt): [warpgroup][tile parity] */
+    /* P^T (all N rows x 64 tokens, f16, softmax_to_pt) by tile parity, each warpgroup's N/2 rows in its
+     * half, so that one N-wide P V wgmma reads both. */
+    uint8_t p[2][2][N / 16 * S9_HSBO];  /* [tile parity][warpgroup] */
+    float xalpha[2][N];                 /* by tile parity: each row's rescale, where its warpgroup's moved */
+    uint32_t xmoved[2][2];              /* by tile parity, per warpgroup: whether any of its rows' references moved */
     uint8_t q[N / 8 * S9_KSBO];
     float red[2][4][N / 2];             /* per warpgroup, per warp: row maxima (at the end, row sums) */
     uint64_t bar[S9_RS_STAGES];         /* each stage's copy barrier */
@@ -105,10 +108,10 @@ __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const 
     }
 }
 
-/* The tiles of a 32-row unit and its rows' store: each warpgroup's P V multiplies all 512 value dims
- * of its own rows. */
+/* The tiles of a 32-row unit and its rows' store: each warpgroup scores its own 16 rows and multiplies
+ * all 32 over its half of the value dims. */
 template <int N, class KV>
-__device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
+__device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const KV map, const mb_work_t u,
                                    const s9_kv_base kb, const unit_scales sc, uint32_t seq0, int ntiles, int kv_end)
 {
     constexpr int NH = N / 2;                   /* rows of each warpgroup */
@@ -135,75 +138,100 @@ __device__ __forceinline__ void rs_tiles_own_rows(s9_smem_rs<N> &sm, const mb_de
     };
 
     int end[RB][2];                /* the token end of each of this thread's rows */
-    float m[RB][2], l[RB][2], o[8][NH / 2];
+    float m[RB][2], l[RB][2], o[4][N / 2];   /* O: 256 value dims from dim0, all N rows */
+    const int dim0 = 256 * wg;
     unit_rows_begin<RB>(end, m, l, o, a, u, wg * NH, rows, kv_end);
-    const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO), p0_addr = w9_smem_addr(sm.p[wg][0]);
+    const uint32_t q_addr = w9_smem_addr(sm.q) + w9_off(wg * NH, 0, S9_KSBO);
 
     for (int it = 0; it < ntiles; it++) {
-        const int t0 = u.kv_begin + it * S9_TILE;
-        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES, p_addr = p0_addr + (it & 1) * sizeof sm.p[0][0];
-        /* This warp's part of the previous tile's P V is done: it no longer reads that tile's P^T
-         * buffer, which the next tile's softmax_to_pt stores into (without a barrier of the
-         * warpgroup first: hence two buffers). (Left in flight into the score steps, its accumulators
-         * made ptxas serialize every wgmma of the kernel: warning C7514.) */
+        const int t0 = u.kv_begin + it * S9_TILE, par = it & 1;
+        const uint32_t c = (seq0 + it) % S, st = kv0 + c * S9_TILE_BYTES;
+        const uint32_t pv_addr = w9_smem_addr(sm.p[par][0]), p_addr = w9_smem_addr(sm.p[par][wg]);
+        /* This warp's part of the previous tile's P V is done. The other warpgroup read this parity's
+         * P^T two tiles ago, done before its wait at the last tile's top and so before the barrier of
+         * the tile between, which this one has passed. (Left in flight into the score steps, the P V's
+         * accumulators made ptxas serialize every wgmma of the kernel: warning C7514.) */
         w9_wait<0>();
         if (wt == 0) s9_stamp(seq0 + it, S9T_TOP + wg);
         s9_diag_stall(it, 3 * wg);
         w9_mbar_wait(&sm.bar[c], ((seq0 + it) / S) & 1);
         if (wt == 0) s9_stamp(seq0 + it, S9T_READY + wg);
 
-        /* S^T for this warpgroup's rows (score_tile, a ring of four), then the softmax; each thread's
-         * O holds the same rows as its scores. */
         static_assert(N == 32, "32-row units (64-row ones: sm90_unit_pc.h)");
         float s[NH / 2];
         score_tile<NH, 4>(s, st, q_addr);
         if (wt == 0) s9_stamp(seq0 + it, S9T_SCORED + wg);
         uint32_t raw[4][2];        /* V^T's codes of a P V step, step 0's loaded under the softmax (pv_tile) */
-        pv_load<4>(raw, st, 0, warp);
+        pv_load<4, 4>(raw, st, 0, warp, dim0);
         mask_scores<RB>(s, end, t0 + 16 * warp + g, sc.mult);
-        /* o[mb][4j + e]: value dim 64 mb + 16 warp + 2g + e / 2 (w9_vt_fragment's order), row 8j + 2t + e % 2. */
-        softmax_to_pt<RB>(s, m, l, o, sm.red[wg], p_addr, wg, it == 0);
+        if (wt == 0) sm.xmoved[par][wg] = 0;
+        /* The rows' rescale goes to the other warpgroup too, whose O holds these rows' other dims:
+         * a row's alpha is the same in every lane of its column, so warp 0's lanes 0-3 write them. */
+        softmax_to_pt_with<RB>(s, m, l, sm.red[wg], p_addr, wg, it == 0, [&](const float (&alpha)[RB][2], bool moved) {
+            const bool any = __any_sync(0xffffffffu, moved);
+            if (warp == 0 && g == 0)
+#pragma unroll
+                for (int j = 0; j < RB; j++)
+#pragma unroll
+                    for (int cc = 0; cc < 2; cc++) sm.xalpha[par][wg * NH + 8 * j + 2 * t + cc] = alpha[j][cc];
+            if (wt == 0) sm.xmoved[par][wg] = any;
+        });
         if (wt == 0) s9_stamp(seq0 + it, S9T_SOFTMAX + wg);
         if (it > 0) release(it - 1);
-        pv_tile<NH, 4>(o, raw, st, w9_desc(p_addr, S9_HSBO), warp);
+        /* Both halves of P^T, and both warpgroups' rescales, are in. */
+        asm volatile("bar.sync 3, %0;\n" ::"n"(S9_THREADS) : "memory");
+        if (sm.xmoved[par][0] | sm.xmoved[par][1])
+#pragma unroll
+            for (int j = 0; j < N / 8; j++)
+#pragma unroll
+                for (int cc = 0; cc < 2; cc++) {
+                    const float al = sm.xalpha[par][8 * j + 2 * t + cc];
+#pragma unroll
+                    for (int mb = 0; mb < 4; mb++) o[mb][4 * j + cc] *= al, o[mb][4 * j + 2 + cc] *= al;
+                }
+        pv_tile<N, 4, 4>(o, raw, st, w9_desc(pv_addr, S9_HSBO), warp, dim0);
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
         if (wt == 0) s9_stamp(seq0 + it, S9T_END + wg);
     }
     w9_wait<0>();
     if (wt == 0) s9_stamp(seq0, S9T_DRAINED + wg);
 
-    /* Row sums: over the 8 lanes of a column, then over the warpgroup's 4 warps. */
+    /* Row sums: over the 8 lanes of a column, then over each warpgroup's 4 warps, both warpgroups'
+     * rows for each. */
     row_sums<RB>(l, sm.red[wg][warp]);
-    wg_sync(wg);
+    __syncthreads();
     if (wt == 0) s9_stamp(seq0, S9T_SUMMED + wg);
     if (ntiles > 0) release(ntiles - 1);
 
-    /* The rows leave by rs_store_pairs. Every thread normalises its rows; warp j writes row block j's
-     * log-sum-exps (v75: warp 0 wrote them all, in turn). */
     static_assert(RB <= 4, "a row block a warp");
-    float inv[RB][2];
 #pragma unroll
     for (int j = 0; j < RB; j++)
 #pragma unroll
         for (int cc = 0; cc < 2; cc++) {
             const int rw = 8 * j + 2 * t + cc;
             const float lr = sm.red[wg][0][rw] + sm.red[wg][1][rw] + sm.red[wg][2][rw] + sm.red[wg][3][rw];
-            /* rcp_ftz, not a checked division (v148r): the 32-row kernel 3,264 -> 3,096 instructions. In
-             * the 64-row walker the same change measured nothing and moved its loops (v148). */
-            inv[j][cc] = lr > 0.0f ? sc.kv * rcp_ftz(lr) : 0.0f;
             if (u.partial >= 0 && warp == j && g == 0 && wg * NH + rw < rows)
                 a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2_ftz(lr) : -INFINITY;
         }
-    const int r0 = wg * NH + 2 * t, d0 = 16 * warp + 2 * g;
+    float inv[N / 8][2];
+#pragma unroll
+    for (int j = 0; j < N / 8; j++)
+#pragma unroll
+        for (int cc = 0; cc < 2; cc++) {
+            const int w = j / RB, rw = 8 * (j % RB) + 2 * t + cc;
+            const float lr = sm.red[w][0][rw] + sm.red[w][1][rw] + sm.red[w][2][rw] + sm.red[w][3][rw];
+            inv[j][cc] = lr > 0.0f ? sc.kv * rcp_ftz(lr) : 0.0f;
+        }
+    const int r0 = 2 * t, d0 = dim0 + 16 * warp + 2 * g;
     /* store(row r0 + r, dim d0 + d, its value, that of dim d0 + d + 1) for each of the thread's pairs */
     auto each_pair = [&](auto &&store, auto) {
 #pragma unroll
-        for (int j = 0; j < RB; j++)
+        for (int j = 0; j < N / 8; j++)
 #pragma unroll
             for (int cc = 0; cc < 2; cc++)
                 if (r0 + 8 * j + cc < rows)
 #pragma unroll
-                    for (int mb = 0; mb < 8; mb++)
+                    for (int mb = 0; mb < 4; mb++)
                         store(8 * j + cc, 64 * mb, o[mb][4 * j + cc] * inv[j][cc], o[mb][4 * j + 2 + cc] * inv[j][cc]);
     };
     rs_store_pairs(a, u, r0, d0, each_pair);
@@ -265,7 +293,7 @@ __device__ void unit_run_rs(s9_smem_rs<N> &sm, const mb_decode_args_t &a, const 
     }
     issue(1, S);
 
-    rs_tiles_own_rows<N>(sm, a, map, u, kb, sc, seq0, ntiles, kv_end);
+    rs_tiles_split_dims<N>(sm, a, map, u, kb, sc, seq0, ntiles, kv_end);
     __syncthreads();               /* red, Q and the stages are reused by the next unit */
     if (threadIdx.x == 0) s9_stamp(seq0, S9T_STORED);
 }
