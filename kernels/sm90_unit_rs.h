@@ -180,15 +180,19 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
         if (it > 0) release(it - 1);
         /* Both halves of P^T, and both warpgroups' rescales, are in. */
         asm volatile("bar.sync 3, %0;\n" ::"n"(S9_THREADS) : "memory");
-        if (sm.xmoved[par][0] | sm.xmoved[par][1])
+        /* Only the halves whose warpgroup moved: the other's xalpha is an earlier tile's (a build that
+         * rescaled all 32 rows whenever either moved zeroed rows of the peaked cases, worst row 1.0). */
+        const uint32_t mv0 = sm.xmoved[par][0], mv1 = sm.xmoved[par][1];
+        if (mv0 | mv1)
 #pragma unroll
             for (int j = 0; j < N / 8; j++)
+                if (j < RB ? mv0 : mv1)
 #pragma unroll
-                for (int cc = 0; cc < 2; cc++) {
-                    const float al = sm.xalpha[par][8 * j + 2 * t + cc];
+                    for (int cc = 0; cc < 2; cc++) {
+                        const float al = sm.xalpha[par][8 * j + 2 * t + cc];
 #pragma unroll
-                    for (int mb = 0; mb < 4; mb++) o[mb][4 * j + cc] *= al, o[mb][4 * j + 2 + cc] *= al;
-                }
+                        for (int mb = 0; mb < 4; mb++) o[mb][4 * j + cc] *= al, o[mb][4 * j + 2 + cc] *= al;
+                    }
         pv_tile<N, 4, 4>(o, raw, st, w9_desc(pv_addr, S9_HSBO), warp, dim0);
         w9_fence_proxy();          /* this thread's reads of the stage before the TMA writes into it again */
         if (wt == 0) s9_stamp(seq0 + it, S9T_END + wg);
