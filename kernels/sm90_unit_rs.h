@@ -5,9 +5,9 @@
  * session): 16 m64n32k16 wgmmas a warpgroup a tile and V's widening halved, where each warpgroup had
  * multiplied its own 16 rows over all 512 dims (v33-v159: 32 m64n16k16, at ~28 cycles each the P V's
  * 0.74 µs; no CTA barrier in the tile loop, the two warpgroups drifting out of phase). The rows' rescales
- * cross with P^T (xalpha). Measured on an H100 (eight placements, three rounds): b32-q1-kv1024 -2.0 %
- * warm, eager and with the caches emptied alike, b4-q1 -0.5 to -0.9 %; the trace's P V 0.74 -> 0.57
- * µs, the unit's end 0.89 -> 1.13 (its rows' sums now meet at a CTA barrier).
+ * cross with P^T (xalpha). Measured on H100s (eight placements): b32-q1-kv1024 -2.0 to -2.4 % warm,
+ * eager and with the caches emptied alike, b4-q1 -0.9 to +0.1 %; the trace's P V 0.74 -> 0.57 µs, the
+ * unit's end 0.89 -> 1.13 (its rows' sums now meet at a CTA barrier).
  * A stage is freed when both warpgroups are done with it: each one's thread 0 counts its release on
  * the stage's counter, and the second to count issues the tile S9_RS_STAGES ahead into it.
  * 64-row units of TMA tiles were walked this way from v33, then with the value dims split between the
