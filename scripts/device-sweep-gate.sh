@@ -6,11 +6,11 @@ set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
 mkdir -p "$OUT/e"
 B=build/mla-bench
-# The tuning file is named after the GPU, as mla-bench names its default (results/tuning/<device>.json:
-# the name in lower case, every other character '-'), so that collect-evidence.sh files it as that
-# GPU's.
-dev=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]/-/g')
-tuning=$OUT/e/tuning/${dev:-unknown}.json
+# The tuning file is named after the GPU, as mla-bench names its default (`mla-bench info` prints it),
+# so that collect-evidence.sh files it as that GPU's.
+dev=$($B info 2>/dev/null | awk '$1 == "tuning" { print $2 }')
+dev=$(basename "${dev:-unknown}" .json)
+tuning=$OUT/e/tuning/$dev.json
 $B sweep --quiet --plot --splits 1,2,4,8,16,32,64 --out "$OUT/e/sweep" --tuning "$tuning" \
     configs/mixed-mla.json 2>&1 | tee "$OUT/e/sweep.log"
 $B run --quiet --tuning "$tuning" --out "$OUT/e/tuned" configs/mixed-mla-tuned.json 2>&1 | tee "$OUT/e/tuned.log"

@@ -3,11 +3,13 @@
 #include <string.h>
 #include "cli.h"
 #include "gpuenv.h"
+#include "tuning.h"
 
 static const char help[] =
     "usage: mla-bench info\n"
     "Describes the GPU and measures device-to-device copy bandwidth and the launch floor (an empty kernel,\n"
-    "timed as cases are).\n";
+    "timed as cases are), and names the default tuning file on this GPU (what `sweep` writes and\n"
+    "\"tuned\" reads without --tuning).\n";
 
 int cmd_info(int argc, char **argv)
 {
@@ -22,7 +24,13 @@ int cmd_info(int argc, char **argv)
     mb_env_tool(&env);
     if (mb_gpu_open(&g, &env, err, sizeof err)) return mb_die(MB_EXIT_GPU, "%s", err);
     int rc = mb_gpu_measure(&g, &env, err, sizeof err);
-    if (!rc) mb_env_print(stdout, &env);
+    if (!rc) {
+        char tuning[256];
+        mb_env_print(stdout, &env);
+        /* scripts name the sweep's file after the GPU with this, not with a copy of its naming rule */
+        mb_tuning_default_path(env.device, tuning, sizeof tuning);
+        printf("tuning        %s (default --tuning)\n", tuning);
+    }
     mb_gpu_close(&g);
     return rc ? mb_die(MB_EXIT_GPU, "%s", err) : MB_EXIT_OK;
 }
