@@ -34,7 +34,8 @@ template <int N> struct s9_smem_rs {
     float xalpha[2][N];                 /* by tile parity: each row's rescale, where its warpgroup's moved */
     uint32_t xmoved[2][2];              /* by tile parity, per warpgroup: whether any of its rows' references moved */
     uint8_t q[N / 8 * S9_KSBO];
-    float red[2][4][N / 2];             /* per warpgroup, per warp: row maxima (at the end, row sums) */
+    float red[2][4][N / 2];             /* per warpgroup, per warp: row maxima */
+    alignas(16) float sums[N][4];       /* at the end, each row's sums from its warpgroup's 4 warps (rs_row_sums) */
     uint64_t bar[S9_RS_STAGES];         /* each stage's copy barrier */
     uint32_t released[S9_RS_STAGES];    /* releases of each stage, S9_RS_RELEASES a tile (zeroed at kernel start) */
 };
@@ -106,6 +107,26 @@ __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const 
         each_pair([&](int r, int d, float x, float y) { *(uint32_t *)(dst + r * MB_DV + d) = f16x2_of(x, y); },
                   std::false_type{});
     }
+}
+
+/* Each of this warp's rows' sums, over the 8 lanes of its column, to sums[row][warp]: a row's four
+ * warps' sums are then one 16-byte load. (Laid out by warp, as red is, they were four 4-byte loads a
+ * row, 96 a thread for the normalisers of 32 rows and the log-sum-exp of 16, ~770 shared loads for a
+ * warp at a time: v161's trace put ~0.4 µs of the unit's end there.) */
+template <int RB>
+__device__ __forceinline__ void rs_row_sums(const float (&l)[RB][2], float (*sums)[4], int warp)
+{
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int j = 0; j < RB; j++)
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
+            float v = l[j][c];
+            v += __shfl_xor_sync(0xffffffffu, v, 4);
+            v += __shfl_xor_sync(0xffffffffu, v, 8);
+            v += __shfl_xor_sync(0xffffffffu, v, 16);
+            if (g == 0) sums[8 * j + 2 * t + c][warp] = v;
+        }
 }
 
 /* The tiles of a 32-row unit and its rows' store: each warpgroup scores its own 16 rows and multiplies
@@ -202,29 +223,31 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
 
     /* Row sums: over the 8 lanes of a column, then over each warpgroup's 4 warps, both warpgroups'
      * rows for each. */
-    row_sums<RB>(l, sm.red[wg][warp]);
+    rs_row_sums<RB>(l, sm.sums + wg * NH, warp);
     __syncthreads();
     if (wt == 0) s9_stamp(seq0, S9T_SUMMED + wg);
     if (ntiles > 0) release(ntiles - 1);
 
     static_assert(RB <= 4, "a row block a warp");
+    float inv[N / 8][2], own[RB][2];   /* own: the sums of this warpgroup's rows, for the log-sum-exp */
+#pragma unroll
+    for (int j = 0; j < N / 8; j++)
+#pragma unroll
+        for (int cc = 0; cc < 2; cc++) {
+            const float4 v = *(const float4 *)sm.sums[8 * j + 2 * t + cc];
+            const float lr = (v.x + v.y) + (v.z + v.w);
+            inv[j][cc] = lr > 0.0f ? sc.kv * rcp_ftz(lr) : 0.0f;
+            if (j < RB) own[j][cc] = lr;
+            else if (wg == 1) own[j - RB][cc] = lr;
+        }
 #pragma unroll
     for (int j = 0; j < RB; j++)
 #pragma unroll
         for (int cc = 0; cc < 2; cc++) {
             const int rw = 8 * j + 2 * t + cc;
-            const float lr = sm.red[wg][0][rw] + sm.red[wg][1][rw] + sm.red[wg][2][rw] + sm.red[wg][3][rw];
             if (u.partial >= 0 && warp == j && g == 0 && wg * NH + rw < rows)
-                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] = lr > 0.0f ? m[j][cc] + log2_ftz(lr) : -INFINITY;
-        }
-    float inv[N / 8][2];
-#pragma unroll
-    for (int j = 0; j < N / 8; j++)
-#pragma unroll
-        for (int cc = 0; cc < 2; cc++) {
-            const int w = j / RB, rw = 8 * (j % RB) + 2 * t + cc;
-            const float lr = sm.red[w][0][rw] + sm.red[w][1][rw] + sm.red[w][2][rw] + sm.red[w][3][rw];
-            inv[j][cc] = lr > 0.0f ? sc.kv * rcp_ftz(lr) : 0.0f;
+                a.partial_lse[(int64_t)u.partial * a.rows_per_unit + wg * NH + rw] =
+                    own[j][cc] > 0.0f ? m[j][cc] + log2_ftz(own[j][cc]) : -INFINITY;
         }
     const int r0 = 2 * t, d0 = dim0 + 16 * warp + 2 * g;
     /* store(row r0 + r, dim d0 + d, its value, that of dim d0 + d + 1) for each of the thread's pairs */
