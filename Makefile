@@ -52,7 +52,7 @@ else ifeq ($(GPU),amd)
 endif
 
 .PHONY: all test test-san test-gpu kernels-amd clean deps-check
-all: deps-check $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test $(BUILD)/sm90-wgmma-rate $(BUILD)/sm90-walker-model $(BUILD)/sm90-stream-probe $(BUILD)/mla-bench-stall)
+all: deps-check $(BUILD)/mla-bench $(if $(filter nvidia,$(GPU)),$(BUILD)/sm90-layout-test $(BUILD)/sm90-wgmma-rate $(BUILD)/sm90-walker-model $(BUILD)/sm90-stream-probe $(BUILD)/sm90-store-probe $(BUILD)/mla-bench-stall)
 
 deps-check:
 	@test "$(GPU)" != none || { echo "mla-bench: no GPU compiler found: install the CUDA toolkit (nvcc) or ROCm (hipcc)"; exit 1; }
@@ -138,6 +138,12 @@ $(BUILD)/sm90-walker-model: tests/gpu/sm90_walker_model.hip $(wildcard kernels/*
 # A probe (not a test): how fast 128 CTAs stream a 604 MB cache from a cold L2, the 16-row walker's
 # way (the TMA box) against plain loads and 1-D bulk copies (tests/gpu/sm90_stream_probe.hip).
 $(BUILD)/sm90-stream-probe: tests/gpu/sm90_stream_probe.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -o $@ $<
+
+# A probe (not a test): how fast a CTA writes a 32-row unit's rows, by the 32-row walker's store
+# pattern and by others (tests/gpu/sm90_store_probe.hip).
+$(BUILD)/sm90-store-probe: tests/gpu/sm90_store_probe.hip $(wildcard kernels/*.h src/numeric.h src/gpu.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -o $@ $<
 
