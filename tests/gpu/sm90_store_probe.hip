@@ -6,6 +6,9 @@
  * x 32 bytes (the accumulators' layout: 4 rows by lane % 4, 16 dims by lane / 4), so a CTA's unit is
  * 1,024 line pieces; the question is whether the count of pieces, not the bytes, sets the time.
  *   pairs      the walker's: 32 4-byte stores a thread, each warp instruction 4 rows x 32 bytes
+ *   pairs8     the walker's pairs, each lane's two rows' pairs exchanged with lane ^ 4 (the lane of the
+ *              next 2 dims), so that 16 8-byte stores a thread each write 4 dims of one row: a warp
+ *              instruction 8 rows x 32 bytes (v163's pattern)
  *   row128     32 4-byte stores a thread, each warp instruction 128 contiguous bytes of one row
  *   row512     8 16-byte stores a thread, each warp instruction 512 contiguous bytes of one row
  *   bulk       the walker's pattern into shared memory, then each warpgroup's half rows (512 bytes,
@@ -26,8 +29,8 @@
     fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(4); } } while (0)
 
 enum { ROWS = 32, DIMS = 512, UNIT_BYTES = ROWS * DIMS * 2, THREADS = 256, RUNS = 21 };
-enum { PAIRS, ROW128, ROW512, BULK, VARIANTS };
-static const char *const names[VARIANTS] = { "pairs", "row128", "row512", "bulk" };
+enum { PAIRS, PAIRS8, ROW128, ROW512, BULK, VARIANTS };
+static const char *const names[VARIANTS] = { "pairs", "pairs8", "row128", "row512", "bulk" };
 
 __device__ __forceinline__ uint64_t gtime()
 {
@@ -60,6 +63,18 @@ __global__ void __launch_bounds__(THREADS) store_unit(uint16_t *out, uint32_t *n
     const uint64_t t0 = gtime();
     if (V == PAIRS) {
         walker_pairs([&](int r, int d, uint32_t v) { *(uint32_t *)(unit + r * DIMS * 2 + d * 2) = v; });
+    } else if (V == PAIRS8) {
+        const int wg = threadIdx.x / 128, warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+        const bool odd = g & 1;
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int mb = 0; mb < 4; mb++) {
+                const uint32_t a0 = 0x3f803f80u + j + mb, a1 = a0 + 1;   /* rows 8j + 2t and 8j + 2t + 1 */
+                const uint32_t other = __shfl_xor_sync(0xffffffffu, odd ? a0 : a1, 4);
+                const int row = 8 * j + 2 * t + odd, d = 256 * wg + 64 * mb + 16 * warp + 2 * g - 2 * odd;
+                *(uint2 *)(unit + row * DIMS * 2 + d * 2) = odd ? make_uint2(other, a1) : make_uint2(a0, other);
+            }
     } else if (V == ROW128) {
         /* warp instruction k of warp w: row (8 w + k / 4) % 32, bytes 128 (k % 4) ... of its 1,024 */
         const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -94,7 +109,8 @@ __global__ void __launch_bounds__(THREADS) store_unit(uint16_t *out, uint32_t *n
 }
 
 typedef void (*kernel_t)(uint16_t *, uint32_t *);
-static const kernel_t kernels[VARIANTS] = { store_unit<PAIRS>, store_unit<ROW128>, store_unit<ROW512>, store_unit<BULK> };
+static const kernel_t kernels[VARIANTS] = { store_unit<PAIRS>, store_unit<PAIRS8>, store_unit<ROW128>, store_unit<ROW512>,
+                                            store_unit<BULK> };
 
 int main(void)
 {
