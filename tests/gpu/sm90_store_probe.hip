@@ -17,6 +17,10 @@
  * store's issue (bulk: to the copies' end, `wait_group 0`) in µs, and the median kernel time by
  * events (launch included, ~3 µs) over 21 launches, each after a write of twice the L2 (as
  * mla-bench's cold flush leaves it: full of dirty lines).
+ * Its first runs (fifty-third session, two H100s; the global timer ticks in 32 ns): the walker's pairs
+ * 0.48 / 0.54 µs at 64 / 128 CTAs, pairs8 0.70 / 0.74 (and its kernel 0.1-0.2 µs later: v163 lost
+ * 3-5 % on the 32-row shapes), 128-byte rows 0.45 / 0.51, 512-byte rows 0.32 / 0.32, whose kernels end
+ * 0.2-0.3 µs before the pairs'. The cost follows neither the store count nor the bytes alone.
  *   build/sm90-store-probe   (Hopper only; exit 4 on a GPU error) */
 #include <algorithm>
 #include <stdio.h>
