@@ -610,10 +610,10 @@ __device__ __forceinline__ void pv_tile(float (&o)[MB][NH / 2], uint32_t (&raw)[
     }
 }
 
-/* Each of the thread's rows' l summed over the 8 lanes of its column, to red (the warp's slot); the
- * walker adds the 4 warps' after a warpgroup barrier. */
-template <int RB>
-__device__ __forceinline__ void row_sums(const float (&l)[RB][2], float *red)
+/* Each of the thread's rows' l summed over the 8 lanes of its column; the column's lane g = 0 gives
+ * row 8j + 2t + c's sum to put(row, sum). */
+template <int RB, class Put>
+__device__ __forceinline__ void column_sums(const float (&l)[RB][2], Put &&put)
 {
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
@@ -624,8 +624,14 @@ __device__ __forceinline__ void row_sums(const float (&l)[RB][2], float *red)
             v += __shfl_xor_sync(0xffffffffu, v, 4);
             v += __shfl_xor_sync(0xffffffffu, v, 8);
             v += __shfl_xor_sync(0xffffffffu, v, 16);
-            if (g == 0) red[8 * j + 2 * t + c] = v;
+            if (g == 0) put(8 * j + 2 * t + c, v);
         }
+}
+/* To red (the warp's slot); the walker adds the 4 warps' after a warpgroup barrier. */
+template <int RB>
+__device__ __forceinline__ void row_sums(const float (&l)[RB][2], float *red)
+{
+    column_sums<RB>(l, [&](int r, float v) { red[r] = v; });
 }
 
 /* A unit's normalised rows, staged in ob (row stride S9_OS floats), to the output (bf16) or to its

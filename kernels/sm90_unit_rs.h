@@ -109,7 +109,7 @@ __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const 
     }
 }
 
-/* Each of this warp's rows' sums, over the 8 lanes of its column, to sums[row][warp]: a row's four
+/* Each of this warp's rows' sums, over the 8 lanes of its column (column_sums), to sums[row][warp]: a row's four
  * warps' sums are then one 16-byte load (v162, fifty-third session). Laid out by warp, as red is, they
  * were four 4-byte loads a row, 96 a thread for the normalisers of 32 rows and the log-sum-exps of 16.
  * Measured on an H100 (eight placements): b4-q1 -0.7 to -1.2 %, the trace's stores 0.95 -> 0.87 µs;
@@ -117,17 +117,7 @@ __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const 
 template <int RB>
 __device__ __forceinline__ void rs_row_sums(const float (&l)[RB][2], float (*sums)[4], int warp)
 {
-    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-#pragma unroll
-    for (int j = 0; j < RB; j++)
-#pragma unroll
-        for (int c = 0; c < 2; c++) {
-            float v = l[j][c];
-            v += __shfl_xor_sync(0xffffffffu, v, 4);
-            v += __shfl_xor_sync(0xffffffffu, v, 8);
-            v += __shfl_xor_sync(0xffffffffu, v, 16);
-            if (g == 0) sums[8 * j + 2 * t + c][warp] = v;
-        }
+    column_sums<RB>(l, [&](int r, float v) { sums[r][warp] = v; });
 }
 
 /* The tiles of a 32-row unit and its rows' store: each warpgroup scores its own 16 rows and multiplies
