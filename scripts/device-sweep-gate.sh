@@ -5,12 +5,13 @@
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
 mkdir -p "$OUT/e"
-B=build/mla-bench
+B=${MLA_BENCH:-build/mla-bench}   # MLA_BENCH: a stand-in, for tests/scripts/sweep-gate-tuning.sh
 # The tuning file is named after the GPU, as mla-bench names its default (`mla-bench info` prints it),
-# so that collect-evidence.sh files it as that GPU's.
+# so that collect-evidence.sh files it as that GPU's; without that name nothing runs (a file under
+# a made-up name would be filed as some GPU's tuning).
 dev=$($B info 2>/dev/null | awk '$1 == "tuning" { print $2 }')
-dev=$(basename "${dev:-unknown}" .json)
-tuning=$OUT/e/tuning/$dev.json
+[ -n "$dev" ] || { echo "device-sweep-gate: '$B info' named no tuning file: nothing run" >&2; exit 4; }
+tuning=$OUT/e/tuning/$(basename "$dev")
 $B sweep --quiet --plot --splits 1,2,4,8,16,32,64 --out "$OUT/e/sweep" --tuning "$tuning" \
     configs/mixed-mla.json 2>&1 | tee "$OUT/e/sweep.log"
 $B run --quiet --tuning "$tuning" --out "$OUT/e/tuned" configs/mixed-mla-tuned.json 2>&1 | tee "$OUT/e/tuned.log"
