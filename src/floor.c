@@ -37,15 +37,6 @@ static double floor_tbps(const mb_floor_t *f) { return (double)f->bytes / (floor
 
 enum { STYLE_CONSOLE, STYLE_MD, STYLE_CSV };
 
-/* A case name in a Markdown cell: a '|' would end the cell. */
-static void md_cell(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '|') fputc('\\', out);
-        fputc(*s, out);
-    }
-}
-
 static void write_rows(FILE *out, const mb_floor_t *fl, int n, const mb_env_t *env, int style)
 {
     static const char *const head[] = { "case", "KV MB", "floor µs", "TB/s", "% copy", "grid x block", "measured as" };
@@ -70,11 +61,11 @@ static void write_rows(FILE *out, const mb_floor_t *fl, int n, const mb_env_t *e
             mb_csv_quoted(out, as);
             fputc('\n', out);
         } else if (style == STYLE_MD) {
-            fputs("| ", out);
-            md_cell(out, f->c->name);
-            fprintf(out, " | %.1f | %.2f | %.2f | %.1f | %s | ", f->bytes / 1e6, floor_us(f), floor_tbps(f), pct, shape);
-            md_cell(out, as);
-            fputs(" |\n", out);
+            char name[300], same[300];
+            mb_cell_text(name, sizeof name, f->c->name, 1);
+            mb_cell_text(same, sizeof same, as, 1);
+            fprintf(out, "| %s | %.1f | %.2f | %.2f | %.1f | %s | %s |\n", name, f->bytes / 1e6, floor_us(f), floor_tbps(f),
+                    pct, shape, same);
         } else
             fprintf(out, "%-34s  %9.1f  %9.2f  %6.2f  %6.1f  %-12s  %s\n", f->c->name, f->bytes / 1e6, floor_us(f),
                     floor_tbps(f), pct, shape, as);

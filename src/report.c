@@ -85,16 +85,16 @@ static size_t disp_width(const char *s)
     return w;
 }
 
-/* Control characters would break a row; a '|' would end a Markdown cell early. */
-static void cell_text(char *cell, const char *s, int md)
+void mb_cell_text(char *out, size_t n, const char *s, int md)
 {
     size_t o = 0;
-    for (; *s && o + 3 < CELL; s++) {
-        if (md && (*s == '|' || *s == '\\')) cell[o++] = '\\';
-        cell[o++] = (unsigned char)*s < 0x20 ? ' ' : *s;
+    for (; *s && o + 3 < n; s++) {
+        if (md && (*s == '|' || *s == '\\')) out[o++] = '\\';
+        out[o++] = (unsigned char)*s < 0x20 ? ' ' : *s;
     }
-    cell[o] = '\0';
+    if (n) out[o] = '\0';
 }
+static void cell_text(char *cell, const char *s, int md) { mb_cell_text(cell, CELL, s, md); }
 
 static void cell_num(char *cell, const char *fmt, double v, int have)
 {

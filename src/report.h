@@ -33,15 +33,18 @@ void mb_report_stages(FILE *f, const mb_report_t *r, int md);
 /* Atomic file write of a whole buffer: DIR/.name.tmp.PID, fsync, rename. */
 int mb_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
 /* The same for a file made of several buffers, so a large payload needs no copy behind its header. */
+typedef struct mb_buf { const void *data; size_t len; } mb_buf_t;
+int mb_write_parts_atomic(const char *path, const mb_buf_t *parts, int nparts, char *err, size_t errlen);
 /* The tool, date and device objects every JSON file of the tool starts with (root's "tool", "date",
  * "device"). */
 void mb_json_env(jb_t *b, cJSON *root, const mb_env_t *e);
 /* A CSV field as RFC 4180 has it: quoted, its quotes doubled, where it holds a comma, quote or line break. */
 void mb_csv_quoted(FILE *f, const char *s);
+/* s as a table cell's text in out (n bytes, cut short where it does not fit): control characters as
+ * spaces (they would break a row), and with md '|' and '\\' escaped (a '|' would end a Markdown cell). */
+void mb_cell_text(char *out, size_t n, const char *s, int md);
 /* mkdir -p DIR: 0, or -1 with err naming the component that could not be made. */
 int mb_mkdir_p(const char *dir, char *err, size_t errlen);
-typedef struct mb_buf { const void *data; size_t len; } mb_buf_t;
-int mb_write_parts_atomic(const char *path, const mb_buf_t *parts, int nparts, char *err, size_t errlen);
 
 /* How far apart the medians of a case's placements lie, as % of its pooled median: (max - min) / median;
  * 0 for fewer than two. And the table's cell: "3, 8.1%", "1", or "-" when unknown (older files). */

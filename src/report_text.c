@@ -57,12 +57,7 @@ void mb_report_stages(FILE *f, const mb_report_t *r, int md)
     for (int i = 0; i < r->n_results; i++) {
         const mb_case_result_t *cr = &r->results[i];
         char name[300];
-        size_t k = 0;
-        for (const char *c = cr->c->name; *c && k + 2 < sizeof name; c++) {   /* a '|' would end a Markdown cell */
-            if (md && *c == '|') name[k++] = '\\';
-            name[k++] = *c;
-        }
-        name[k] = '\0';
+        mb_cell_text(name, sizeof name, cr->c->name, md);
         mb_pages_text(pages, sizeof pages, cr->c);
         fprintf(f, "%s%-*s%s%-7s%s%-7s%s%-*s", md ? "| " : "", w, name, sep, mb_q_quant_name(cr->c->q_quant), sep,
                 cr->c->plan_rebuild ? "rebuild" : "cached", sep, wp, pages);
