@@ -35,7 +35,12 @@ template <int N> struct s9_smem_rs {
     uint32_t xmoved[2][2];              /* by tile parity, per warpgroup: whether any of its rows' references moved */
     uint8_t q[N / 8 * S9_KSBO];
     float red[2][4][N / 2];             /* per warpgroup, per warp: row maxima */
-    alignas(16) float sums[N][4];       /* at the end, each row's sums from its warpgroup's 4 warps (rs_row_sums) */
+    /* At the end, each row's sums from its warpgroup's 4 warps, so that a row's are one 16-byte load
+     * (v162, fifty-third session). Laid out by warp, as red is, they were four 4-byte loads a row, 96
+     * a thread for the normalisers of 32 rows and the log-sum-exps of 16. Measured on an H100 (eight
+     * placements): b4-q1 -0.7 to -1.2 %, the trace's stores 0.95 -> 0.87 µs; predicted -0.4 µs there:
+     * the rest of that time is the stores' own (tests/gpu/sm90_store_probe.hip). */
+    alignas(16) float sums[N][4];
     uint64_t bar[S9_RS_STAGES];         /* each stage's copy barrier */
     uint32_t released[S9_RS_STAGES];    /* releases of each stage, S9_RS_RELEASES a tile (zeroed at kernel start) */
 };
@@ -107,17 +112,6 @@ __device__ __forceinline__ void rs_store_pairs(const mb_decode_args_t &a, const 
         each_pair([&](int r, int d, float x, float y) { *(uint32_t *)(dst + r * MB_DV + d) = f16x2_of(x, y); },
                   std::false_type{});
     }
-}
-
-/* Each of this warp's rows' sums, over the 8 lanes of its column (column_sums), to sums[row][warp]: a row's four
- * warps' sums are then one 16-byte load (v162, fifty-third session). Laid out by warp, as red is, they
- * were four 4-byte loads a row, 96 a thread for the normalisers of 32 rows and the log-sum-exps of 16.
- * Measured on an H100 (eight placements): b4-q1 -0.7 to -1.2 %, the trace's stores 0.95 -> 0.87 µs;
- * predicted -0.4 µs there: the rest of that time is the stores' own (tests/gpu/sm90_store_probe.hip). */
-template <int RB>
-__device__ __forceinline__ void rs_row_sums(const float (&l)[RB][2], float (*sums)[4], int warp)
-{
-    column_sums<RB>(l, [&](int r, float v) { sums[r][warp] = v; });
 }
 
 /* The tiles of a 32-row unit and its rows' store: each warpgroup scores its own 16 rows and multiplies
@@ -214,7 +208,7 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
 
     /* Row sums: over the 8 lanes of a column, then over each warpgroup's 4 warps, both warpgroups'
      * rows for each. */
-    rs_row_sums<RB>(l, sm.sums + wg * NH, warp);
+    column_sums<RB>(l, [&](int r, float v) { sm.sums[wg * NH + r][warp] = v; });
     __syncthreads();
     if (wt == 0) s9_stamp(seq0, S9T_SUMMED + wg);
     if (ntiles > 0) release(ntiles - 1);
@@ -227,6 +221,8 @@ __device__ __forceinline__ void rs_tiles_split_dims(s9_smem_rs<N> &sm, const mb_
         for (int cc = 0; cc < 2; cc++) {
             const float4 v = *(const float4 *)sm.sums[8 * j + 2 * t + cc];
             const float lr = (v.x + v.y) + (v.z + v.w);
+            /* rcp_ftz, not a checked division (v148r): the 32-row kernel 3,264 -> 3,096 instructions. In
+             * the 64-row walker the same change measured nothing and moved its loops (v148). */
             inv[j][cc] = lr > 0.0f ? sc.kv * rcp_ftz(lr) : 0.0f;
             if (j < RB) own[j][cc] = lr;
             else if (wg == 1) own[j - RB][cc] = lr;
