@@ -64,7 +64,7 @@ if [ "$p1" != - ] && [ -f "$p1/gpu-tests.log" ]; then
     if [ -f "$p1/floor.tgz" ]; then mkdir -p "$R/floor" && cp "$tmp"/floor/mixed-mla-floor.{json,md,csv} "$R/floor/"; fi
 fi
 if [ "$p1" != - ] && [ -f "$p1/iter-build.tgz" ]; then
-    RESULTS_DIR=$R scripts/collect-profile.sh "$p1/iter-build.tgz" "$label"
+    RESULTS=$R scripts/collect-profile.sh "$p1/iter-build.tgz" "$label"
 fi
 
 if [ "$p2" != - ]; then

@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Files the Nsight Compute probes of one build's device-kernel-iter.sh run (its iter-<build>.tgz, with
-# PROBES set) under $RESULTS_DIR/steps/ncu/ (default: the folder of the GPU model the probes' runs
-# record, scripts/results-dir.py) named after LABEL: per shape the report's text, and the
-# hottest instructions, opcodes, phases and tile loops (scripts/ncu-hot.py) of its per-instruction
-# table. Used by scripts/collect-evidence.sh for main, and on its own for a branch's build.
+# PROBES set) under $RESULTS/steps/ncu/ (default: the folder of the GPU model the probes' runs
+# record, scripts/results-dir.py; RESULTS=DIR files elsewhere, as in collect-step.sh) named after
+# LABEL: per shape the report's text, and the hottest instructions, opcodes, phases and tile loops
+# (scripts/ncu-hot.py) of its per-instruction table. Used by scripts/collect-evidence.sh for main,
+# and on its own for a branch's build.
 #   scripts/collect-profile.sh /work/.device/4/iter-build-v52-four-stages.tgz v52-four-stages
 set -euo pipefail
-[ $# -eq 2 ] || { sed -n '2,7p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,8p' "$0"; exit 2; }
 tgz=$1 label=$2
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tar -C "$tmp" -xzf "$tgz"
-if [ -z "${RESULTS_DIR:-}" ]; then
-    RESULTS_DIR=$(python3 scripts/results-dir.py "$tmp") ||
+if [ -z "${RESULTS:-}" ]; then
+    RESULTS=$(python3 scripts/results-dir.py "$tmp") ||
         { echo "collect-profile: $tgz: which GPU it ran on is not known" >&2; exit 1; }
 fi
-dst=$RESULTS_DIR/steps/ncu
+dst=$RESULTS/steps/ncu
 mkdir -p "$dst"
 n=0
 for rep in "$tmp"/iter-*/ncu-[0-9]*.txt; do
