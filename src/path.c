@@ -39,26 +39,40 @@ int mb_plan_cache_get(mb_plan_cache_t *pc, const mb_plan_params_t *p, mb_plan_en
     return 0;
 }
 
-static int upload(void **dst, const void *src, size_t bytes, char *err, size_t errlen)
+/* Every host-to-device copy goes on the stream the kernels run on, and is waited for. A plain
+ * hipMemcpy runs on the legacy stream, which the tool's non-blocking stream (gpuenv.c) does not wait
+ * for, and from pageable memory it may return before its DMA has landed (CUDA's "API synchronization
+ * behavior"): a kernel launched next could read the bytes before they arrive. Session 54 met it as an
+ * illegal address: a sweep point whose plan was uploaded just before its first call, with no hipFree
+ * between them to synchronize the device, had CTAs read their later units from the plan too soon. */
+static int to_device(void *dst, const void *src, size_t bytes, hipStream_t s, char *err, size_t errlen)
 {
-    GPU_CHECK(hipMalloc(dst, bytes ? bytes : 1));
-    if (bytes) GPU_CHECK(hipMemcpy(*dst, src, bytes, hipMemcpyHostToDevice));
+    if (bytes) GPU_CHECK(hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, s));
+    GPU_CHECK(hipStreamSynchronize(s));
     return 0;
 fail:
     return 4;
 }
 
-int mb_plan_upload(mb_plan_cache_t *pc, mb_plan_entry_t *e, int *uploaded, char *err, size_t errlen)
+static int upload(void **dst, const void *src, size_t bytes, hipStream_t s, char *err, size_t errlen)
+{
+    GPU_CHECK(hipMalloc(dst, bytes ? bytes : 1));
+    return to_device(*dst, src, bytes, s, err, errlen);
+fail:
+    return 4;
+}
+
+int mb_plan_upload(mb_plan_cache_t *pc, mb_plan_entry_t *e, hipStream_t s, int *uploaded, char *err, size_t errlen)
 {
     const mb_plan_t *p = &e->plan;
     size_t nb = (size_t)e->key.batch + 1;
     *uploaded = 0;
     if (e->d_work) return 0;
-    if (upload(&e->d_qo, p->qo_indptr, sizeof(int32_t) * nb, err, errlen) ||
-        upload(&e->d_kv, p->kv_indptr, sizeof(int32_t) * nb, err, errlen) ||
-        upload(&e->d_work_indptr, p->work_indptr, sizeof(int32_t) * (p->num_ctas + 1), err, errlen) ||
-        upload(&e->d_reduce, p->reduce, sizeof(mb_reduce_t) * p->num_reduce, err, errlen) ||
-        upload(&e->d_work, p->work, sizeof(mb_work_t) * p->num_units, err, errlen))
+    if (upload(&e->d_qo, p->qo_indptr, sizeof(int32_t) * nb, s, err, errlen) ||
+        upload(&e->d_kv, p->kv_indptr, sizeof(int32_t) * nb, s, err, errlen) ||
+        upload(&e->d_work_indptr, p->work_indptr, sizeof(int32_t) * (p->num_ctas + 1), s, err, errlen) ||
+        upload(&e->d_reduce, p->reduce, sizeof(mb_reduce_t) * p->num_reduce, s, err, errlen) ||
+        upload(&e->d_work, p->work, sizeof(mb_work_t) * p->num_units, s, err, errlen))
         return 4;
     pc->uploads++;
     *uploaded = 1;
@@ -107,7 +121,7 @@ double mb_ws_bytes(const mb_case_t *c, const mb_plan_t *plan, const mb_kernel_in
          + plan->num_units * sizeof(mb_work_t) + 4096;
 }
 
-static int ws_alloc(mb_ws_t *ws, char *err, size_t errlen)
+static int ws_alloc(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
 {
     GPU_CHECK(hipMalloc((void **)&ws->q_bf16, ws->n_q * 2));
     GPU_CHECK(hipMalloc((void **)&ws->q_fp8, ws->n_q));
@@ -121,7 +135,7 @@ static int ws_alloc(mb_ws_t *ws, char *err, size_t errlen)
     GPU_CHECK(hipMalloc((void **)&ws->q_amax, 4));
     GPU_CHECK(hipMalloc((void **)&ws->q_scale, 4));
     const float one = 1.0f;
-    GPU_CHECK(hipMemcpy(ws->q_scale, &one, 4, hipMemcpyHostToDevice));
+    if (to_device(ws->q_scale, &one, 4, s, err, errlen)) return 4;
     GPU_CHECK(hipMalloc((void **)&ws->d_qo, sizeof(int32_t) * (ws->c->batch + 1)));
     GPU_CHECK(hipMalloc((void **)&ws->d_kv, sizeof(int32_t) * (ws->c->batch + 1)));
     return 0;
@@ -129,7 +143,7 @@ fail:
     return 4;
 }
 
-static int ws_indptr(mb_ws_t *ws, char *err, size_t errlen)
+static int ws_indptr(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
 {
     const mb_case_t *c = ws->c;
     int rc = 4;
@@ -137,9 +151,9 @@ static int ws_indptr(mb_ws_t *ws, char *err, size_t errlen)
     if (!qo || !kv) { snprintf(err, errlen, "out of host memory"); goto fail; }
     qo[0] = kv[0] = 0;
     for (int b = 0; b < c->batch; b++) { qo[b + 1] = qo[b] + c->q_len; kv[b + 1] = kv[b] + c->kv_lens[b]; }
-    GPU_CHECK(hipMemcpy(ws->d_qo, qo, sizeof(int32_t) * (c->batch + 1), hipMemcpyHostToDevice));
-    GPU_CHECK(hipMemcpy(ws->d_kv, kv, sizeof(int32_t) * (c->batch + 1), hipMemcpyHostToDevice));
-    rc = 0;
+    if (!to_device(ws->d_qo, qo, sizeof(int32_t) * (c->batch + 1), s, err, errlen) &&
+        !to_device(ws->d_kv, kv, sizeof(int32_t) * (c->batch + 1), s, err, errlen))
+        rc = 0;
 fail:
     free(qo);
     free(kv);
@@ -149,7 +163,7 @@ fail:
 /* A paged case's page table, built on the host (mb_page_table_build) and uploaded once; the device
  * copies belong to ws->pages from the moment they exist, so mb_ws_destroy frees them on any path.
  * A flat case leaves ws->pages.table NULL. */
-static int ws_pages(mb_ws_t *ws, char *err, size_t errlen)
+static int ws_pages(mb_ws_t *ws, hipStream_t s, char *err, size_t errlen)
 {
     const mb_case_t *c = ws->c;
     if (c->page_size == 0) return 0;
@@ -163,8 +177,8 @@ static int ws_pages(mb_ws_t *ws, char *err, size_t errlen)
         snprintf(err, errlen, "cannot build a page table of page size %d", c->page_size);
         goto end;
     }
-    rc = upload(&d_table, table, sizeof(int32_t) * pages, err, errlen);
-    if (!rc) rc = upload(&d_indptr, indptr, sizeof(int32_t) * nb, err, errlen);
+    rc = upload(&d_table, table, sizeof(int32_t) * pages, s, err, errlen);
+    if (!rc) rc = upload(&d_indptr, indptr, sizeof(int32_t) * nb, s, err, errlen);
 end:
     ws->pages = (mb_pages_t){ d_table, d_indptr, c->page_size };
     free(table);
@@ -203,7 +217,7 @@ int mb_ws_create(mb_ws_t *ws, const mb_case_t *c, const mb_kernel_info_t *k, mb_
      * real pool, so a kernel that reads past a batch's last token cannot get a harmless value */
     ws->n_kv = mb_case_cache_rows(c) * MB_DK;
     ws->n_out = ws->total_q * c->heads * MB_DV;
-    if (ws_alloc(ws, err, errlen) || ws_indptr(ws, err, errlen) || ws_pages(ws, err, errlen) ||
+    if (ws_alloc(ws, g->stream, err, errlen) || ws_indptr(ws, g->stream, err, errlen) || ws_pages(ws, g->stream, err, errlen) ||
         ws_generate(ws, g->stream, err, errlen))
         return 4;
     int rc = k->describe_kv ? k->describe_kv(ws->kv_fp8, mb_case_cache_rows(c), c->page_size, &ws->kv_map) : 0;

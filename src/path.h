@@ -25,8 +25,9 @@ typedef struct mb_plan_cache {
  * plan can serve (message in err). */
 int mb_plan_cache_get(mb_plan_cache_t *pc, const mb_plan_params_t *p, mb_plan_entry_t **out, int *built,
                       char *err, size_t errlen);
-/* Copies the plan to the device once (*uploaded = 1); later calls do nothing (*uploaded = 0). 0 or 4. */
-int mb_plan_upload(mb_plan_cache_t *pc, mb_plan_entry_t *e, int *uploaded, char *err, size_t errlen);
+/* Copies the plan to the device once (*uploaded = 1), ordered on s and complete on return; later calls
+ * do nothing (*uploaded = 0). 0 or 4. */
+int mb_plan_upload(mb_plan_cache_t *pc, mb_plan_entry_t *e, hipStream_t s, int *uploaded, char *err, size_t errlen);
 void mb_plan_cache_free(mb_plan_cache_t *pc);
 
 /* A case's device state. Inputs, output and reference depend only on the case; the plan (and the

@@ -223,7 +223,7 @@ int mb_case_eval(mb_runner_t *r, mb_case_state_t *st, int splits, char how, mb_c
     for (int s = 0; s < MB_NSTAGES; s++) res->stage_median_us[s] = -1.0;
     res->staged_calls = 0;
     if ((rc = mb_plan_cache_get(&r->plans, &pp, &e, &built, err, errlen))) return rc;
-    if ((rc = mb_plan_upload(&r->plans, e, &res->plan_built, err, errlen))) return rc;
+    if ((rc = mb_plan_upload(&r->plans, e, r->g.stream, &res->plan_built, err, errlen))) return rc;
     fill_plan_fields(&ws->kinfo, &e->plan, res);
     res->bytes = case_bytes(c, &e->plan);
     if ((rc = call_and_check(r, st, ws, e, &res->check, &hout, err, errlen))) {
