@@ -6,10 +6,11 @@
 # tuning file, and the profile under results/<model>/steps/ncu/ named after LABEL. Needs `make` first.
 # MB_RESULTS_ROOT (default results) moves the whole filing elsewhere (the host tests use it).
 #   scripts/collect-evidence.sh PART1_DIR PART2_DIR LABEL     e.g. /work/.device/3 /work/.device/4 v34
-# Either directory may be "-" to skip that part. Afterwards: `git diff --stat results/`, then the
-# README's numbers and results/NOTES.md from the new tables.
+# Either part may be "-" to skip it, or the archive `device-evidence.sh both` brought back in place of
+# its folder (e.g. /work/.device/5/p1.tgz /work/.device/5/p2.tgz v162). Afterwards: `git diff --stat
+# results/`, then the README's numbers and results/NOTES.md from the new tables.
 set -euo pipefail
-[ $# -eq 3 ] || { sed -n '2,10p' "$0"; exit 2; }
+[ $# -eq 3 ] || { sed -n '2,11p' "$0"; exit 2; }
 p1=$1 p2=$2 label=$3
 cd "$(dirname "$0")/.."
 ROOT=${MB_RESULTS_ROOT:-results}
@@ -18,6 +19,19 @@ B=build/mla-bench
 [ -x "$B" ] || { echo "collect-evidence: $B not built (run make)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A part's archive (p1.tgz: its folder p1) is unpacked and its folder read as the part's.
+unpack() {
+    case $1 in
+    *.tgz)
+        mkdir -p "$tmp/$2" && tar -C "$tmp/$2" -xzf "$1" || { echo "collect-evidence: $1: not a readable archive" >&2; exit 1; }
+        local d=("$tmp/$2"/*)
+        [ ${#d[@]} -eq 1 ] && [ -d "${d[0]}" ] || { echo "collect-evidence: $1 holds more than one folder" >&2; exit 1; }
+        part=${d[0]} ;;
+    *) part=$1 ;;
+    esac
+}
+unpack "$p1" a1; p1=$part
+unpack "$p2" a2; p2=$part
 png() { if command -v rsvg-convert > /dev/null; then rsvg-convert "$1.svg" -o "$1.png"; else echo "no rsvg-convert: $1.png not redrawn" >&2; fi; }
 
 # Each GPU model's evidence goes to its own folder (the device tool may lend an H100 where an H200 was

@@ -9,13 +9,29 @@
 #                                  b128-q4 (PROBES to change it); ~60 s with the one profile; 9 files
 #   scripts/device-evidence.sh 2   accuracy, ablation (scripts/device-ablation.sh), the split sweep, a
 #                                  tuned run and the gate's pairs (scripts/device-sweep-gate.sh); ~35 s
+#   scripts/device-evidence.sh both   part 1 then part 2, each brought back as one archive
+#                                  ($OUT/p1.tgz, $OUT/p2.tgz), which collect-evidence.sh takes as they are
+# EVIDENCE_GPU=H200 runs it only where nvidia-smi's name for the GPU contains H200, and elsewhere prints
+# that name and exits 0: the device may lend an H100 where an H200 was asked for, and evidence for the
+# H200's tables is wanted from an H200 alone (an H100 would only spend the call's time).
 # Every step is bounded by `timeout`, so a hang costs its step, not the call. Bring the files back into
 # results/ with scripts/collect-evidence.sh.
 set -uo pipefail
 . "$(dirname "$0")/device-env.sh"
 mkdir -p "$OUT"
 start=$SECONDS
+if [ -n "${EVIDENCE_GPU:-}" ]; then
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 | head -n 1)
+    [[ $gpu == *"$EVIDENCE_GPU"* ]] || { echo "device-evidence: the GPU is \"$gpu\", not $EVIDENCE_GPU: nothing run"; exit 0; }
+fi
 case "${1:-}" in
+both)
+    for p in 1 2; do
+        mkdir -p "$OUT/p$p"
+        EVIDENCE_GPU= OUT=$OUT/p$p bash scripts/device-evidence.sh $p   # device-env.sh cd'd to the root
+        tar -C "$OUT" -czf "$OUT/p$p.tgz" "p$p" && rm -rf "${OUT:?}/p$p"
+    done
+    ;;
 1)
     timeout -k 10 380 bash scripts/device-run.sh > /dev/null 2>&1
     echo "device-run: exit $? ($((SECONDS - start)) s); $(tail -n 1 "$OUT/gpu-tests.log")"
@@ -39,7 +55,7 @@ case "${1:-}" in
     echo "sweep-gate: exit $? ($((SECONDS - start)) s); $(grep -E '^auto within' "$OUT/sweep-gate.log")"
     ;;
 *)
-    sed -n '2,13p' "$0"; exit 2 ;;
+    sed -n '2,18p' "$0"; exit 2 ;;
 esac
 echo "done ($((SECONDS - start)) s)"
 ls "$OUT"

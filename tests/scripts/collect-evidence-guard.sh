@@ -64,5 +64,35 @@ else
     bad "an H100's part 1: exit $rc; $out; $(cd "$t" && find results -type f | head)"
     git checkout -q -- results 2>/dev/null
 fi
+
+# The same part 1 as the archive `device-evidence.sh both` brings back (p1.tgz holding folder p1):
+# filed as the folder was; an archive of two folders is refused.
+mkdir -p "$t/arch" && cp -r "$p1" "$t/arch/p1" && tar -C "$t/arch" -czf "$t/arch/p1.tgz" p1
+out=$(MB_RESULTS_ROOT=$t/results-a scripts/collect-evidence.sh "$t/arch/p1.tgz" - guard-test 2>&1); rc=$?
+if [ $rc -eq 0 ] && cmp -s "$t/results-a/h100/sm90/mixed-mla.json" results/h100/sm90/mixed-mla.json &&
+    cmp -s "$t/results-a/h100/floor/mixed-mla-floor.json" results/h100/floor/mixed-mla-floor.json &&
+    [ "$(git status --porcelain results)" = "$before" ]; then
+    ok "a part 1 given as its archive filed as its folder"
+else
+    bad "a part 1 given as its archive: exit $rc; $out"
+    git checkout -q -- results 2>/dev/null
+fi
+mkdir -p "$t/arch/p2" && tar -C "$t/arch" -czf "$t/arch/two.tgz" p1 p2
+out=$(MB_RESULTS_ROOT=$t/results-b scripts/collect-evidence.sh "$t/arch/two.tgz" - guard-test 2>&1); rc=$?
+if [ $rc -eq 1 ] && grep -q "holds more than one folder" <<< "$out" && [ ! -e "$t/results-b" ]; then
+    ok "an archive of two folders refused"
+else
+    bad "an archive of two folders: exit $rc; $out"
+fi
+
+# device-evidence.sh with EVIDENCE_GPU=H200 on an H100 (a stand-in nvidia-smi) runs nothing and exits 0:
+# the device may lend an H100 where an H200 was asked for.
+mkdir -p "$t/bin" && printf '#!/bin/sh\necho "NVIDIA H100 80GB HBM3"\n' > "$t/bin/nvidia-smi" && chmod +x "$t/bin/nvidia-smi"
+out=$(PATH=$t/bin:$PATH EVIDENCE_GPU=H200 OUT=$t/ev timeout 60 scripts/device-evidence.sh both 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q 'not H200: nothing run' <<< "$out" && [ -z "$(ls -A "$t/ev" 2>/dev/null)" ]; then
+    ok "device-evidence.sh runs nothing on a GPU other than EVIDENCE_GPU's"
+else
+    bad "device-evidence.sh's GPU guard: exit $rc; $out; $(ls -A "$t/ev" 2>/dev/null)"
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
