@@ -148,7 +148,7 @@ $(BUILD)/sm90-store-probe: tests/gpu/sm90_store_probe.hip $(wildcard kernels/*.h
 	$(NVCC) $(NVFLAGS) -o $@ $<
 
 # Device-only compile of every kernel for an AMD target, with clang (e.g. from
-# ../shared/tools/hip-clang-gfx942.sh, prefix HIP_PREFIX). Proves the kernels build; runs nothing.
+# scripts/hip-clang-gfx942.sh, prefix HIP_PREFIX). Proves the kernels build; runs nothing.
 HIP_PREFIX ?= /opt/trixie-hip
 HIP_CLANG  ?= $(HIP_PREFIX)/usr/lib/llvm-19/bin/clang++
 kernels-amd: $(filter-out %_sm90.co,$(KERNELS:%.hip=$(BUILD)/amd-$(ARCH)/%.co))
